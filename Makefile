@@ -1,0 +1,37 @@
+# Curtain — build, test and measure. `make test` is what CI runs (.ci/run).
+SHELL := /bin/bash
+SWIFT ?= swift
+VENV := .venv
+# Debian packages a fresh Debian 12 machine lacks for building and testing Curtain.
+APT_PACKAGES := libsystemd-dev python3-venv hyperfine
+STAMP := .build/.setup-done
+
+.PHONY: setup build test bench release clean
+
+setup: $(STAMP)
+
+$(STAMP): Makefile
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "setup: installing $$missing"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	@mkdir -p .build && touch $(STAMP)
+
+build: setup
+	$(SWIFT) build
+
+release: setup
+	$(SWIFT) build -c release
+
+test: setup
+	$(SWIFT) build
+	$(SWIFT) test
+
+bench: setup
+	./Benchmarks/run
+
+clean:
+	rm -rf .build .build-* $(VENV)

@@ -1,0 +1,122 @@
+/// Progress of a transition under interactive control: seek, pause, resume, reverse, and
+/// finish or cancel with a completion speed and curve (UIKit's percent-driven transitions,
+/// Hero's update/finish/cancel). Pure: every operation takes the current time in seconds.
+///
+/// Finishing from progress p takes (1 − p)·D / completionSpeed, cancelling takes
+/// p·D / completionSpeed, and progress is exactly 1 (or 0) from that instant on.
+public struct InteractiveClock: Sendable, Hashable {
+    public enum Phase: String, Sendable, Hashable {
+        case running, reversing, paused, finishing, cancelling, finished, cancelled
+        public var isEnded: Bool { self == .finished || self == .cancelled }
+    }
+
+    public enum ClockError: Error, Sendable, Hashable, CustomStringConvertible {
+        case ended(Phase)
+        case progressOutOfRange(Double)
+        case invalidCompletionSpeed(Double)
+
+        public var description: String {
+            switch self {
+            case .ended(let phase): "the transition has already \(phase.rawValue == "finished" ? "finished" : "been cancelled")"
+            case .progressOutOfRange(let p): "progress \(p) is not within [0, 1]"
+            case .invalidCompletionSpeed(let s): "completion speed \(s) must be greater than 0"
+            }
+        }
+    }
+
+    private enum State: Sendable, Hashable {
+        /// Moving at 1/D per second from `progress` at `time`; `forward` false when reversed.
+        case moving(time: Double, progress: Double, forward: Bool)
+        case paused(progress: Double)
+        /// Heading to `target` (0 or 1) along `curve` over `length` seconds from `time`.
+        case completing(time: Double, from: Double, target: Double, length: Double, curve: TimingFunction)
+        case ended(Phase)
+    }
+
+    /// The transition's duration D in seconds (of the timeline it drives).
+    public let duration: Double
+    private var state: State
+
+    /// A clock that starts running forward from progress 0 at `time`.
+    public init(duration: Double, startingAt time: Double) {
+        precondition(duration >= 0 && duration.isFinite)
+        self.duration = duration
+        state = duration == 0 ? .ended(.finished) : .moving(time: time, progress: 0, forward: true)
+    }
+
+    /// Progress in [0, 1] at time `t` (curves that overshoot may leave [0, 1] while completing).
+    public func progress(at t: Double) -> Double { resolved(at: t).progress }
+
+    public func phase(at t: Double) -> Phase { resolved(at: t).phase }
+
+    /// Jumps to `progress`; a moving clock carries on from there, a paused one stays put.
+    public mutating func seek(to progress: Double, at t: Double) throws(ClockError) {
+        guard progress.isFinite, (0...1).contains(progress) else { throw .progressOutOfRange(progress) }
+        switch try live(at: t) {
+        case .moving(_, _, let forward): state = .moving(time: t, progress: progress, forward: forward)
+        default: state = .paused(progress: progress)
+        }
+    }
+
+    public mutating func pause(at t: Double) throws(ClockError) {
+        _ = try live(at: t)
+        state = .paused(progress: progress(at: t))
+    }
+
+    /// Carries on forward from a pause (or from a reversal, or an unfinished completion).
+    public mutating func resume(at t: Double) throws(ClockError) {
+        _ = try live(at: t)
+        state = .moving(time: t, progress: progress(at: t), forward: true)
+    }
+
+    /// Runs backward from the current progress at the normal rate; reaching 0 cancels.
+    public mutating func reverse(at t: Double) throws(ClockError) {
+        _ = try live(at: t)
+        state = .moving(time: t, progress: progress(at: t), forward: false)
+    }
+
+    public mutating func finish(at t: Double, completionSpeed: Double = 1, curve: TimingFunction = .linear) throws(ClockError) {
+        try complete(to: 1, at: t, completionSpeed: completionSpeed, curve: curve)
+    }
+
+    public mutating func cancel(at t: Double, completionSpeed: Double = 1, curve: TimingFunction = .linear) throws(ClockError) {
+        try complete(to: 0, at: t, completionSpeed: completionSpeed, curve: curve)
+    }
+
+    private mutating func complete(to target: Double, at t: Double, completionSpeed: Double, curve: TimingFunction) throws(ClockError) {
+        guard completionSpeed.isFinite, completionSpeed > 0 else { throw .invalidCompletionSpeed(completionSpeed) }
+        _ = try live(at: t)
+        let from = progress(at: t)
+        let length = abs(target - from) * duration / completionSpeed
+        state = length == 0 ? .ended(target == 1 ? .finished : .cancelled)
+            : .completing(time: t, from: from, target: target, length: length, curve: curve)
+    }
+
+    /// The state as of `t`, failing if the transition has ended by then.
+    private func live(at t: Double) throws(ClockError) -> State {
+        let now = resolved(at: t)
+        if now.phase.isEnded { throw .ended(now.phase) }
+        return state
+    }
+
+    private func resolved(at t: Double) -> (progress: Double, phase: Phase) {
+        switch state {
+        case .moving(let time, let progress, let forward):
+            let elapsed = max(0, t - time) / duration
+            if forward {
+                let p = progress + elapsed
+                return p >= 1 ? (1, .finished) : (p, .running)
+            }
+            let p = progress - elapsed
+            return p <= 0 ? (0, .cancelled) : (p, .reversing)
+        case .paused(let progress):
+            return (progress, .paused)
+        case .completing(let time, let from, let target, let length, let curve):
+            let f = max(0, t - time) / length
+            if f >= 1 { return (target, target == 1 ? .finished : .cancelled) }
+            return (from + (target - from) * curve.value(at: f, duration: length), target == 1 ? .finishing : .cancelling)
+        case .ended(let phase):
+            return (phase == .finished ? 1 : 0, phase)
+        }
+    }
+}
