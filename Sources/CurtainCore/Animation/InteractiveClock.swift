@@ -28,8 +28,8 @@ public struct InteractiveClock: Sendable, Hashable {
         /// Moving at 1/D per second from `progress` at `time`; `forward` false when reversed.
         case moving(time: Double, progress: Double, forward: Bool)
         case paused(progress: Double)
-        /// Heading to `target` (0 or 1) along `curve` over `length` seconds from `time`.
-        case completing(time: Double, from: Double, target: Double, length: Double, curve: TimingFunction)
+        /// Heading to `target` (0 or 1) along `curve` from `time` until exactly `end`.
+        case completing(time: Double, end: Double, from: Double, target: Double, curve: TimingFunction)
         case ended(Phase)
     }
 
@@ -89,7 +89,7 @@ public struct InteractiveClock: Sendable, Hashable {
         let from = progress(at: t)
         let length = abs(target - from) * duration / completionSpeed
         state = length == 0 ? .ended(target == 1 ? .finished : .cancelled)
-            : .completing(time: t, from: from, target: target, length: length, curve: curve)
+            : .completing(time: t, end: t + length, from: from, target: target, curve: curve)
     }
 
     /// The state as of `t`, failing if the transition has ended by then.
@@ -111,9 +111,11 @@ public struct InteractiveClock: Sendable, Hashable {
             return p <= 0 ? (0, .cancelled) : (p, .reversing)
         case .paused(let progress):
             return (progress, .paused)
-        case .completing(let time, let from, let target, let length, let curve):
+        case .completing(let time, let end, let from, let target, let curve):
+            // Compared against the stored end time so the last frame lands exactly.
+            if t >= end { return (target, target == 1 ? .finished : .cancelled) }
+            let length = end - time
             let f = max(0, t - time) / length
-            if f >= 1 { return (target, target == 1 ? .finished : .cancelled) }
             return (from + (target - from) * curve.value(at: f, duration: length), target == 1 ? .finishing : .cancelling)
         case .ended(let phase):
             return (phase == .finished ? 1 : 0, phase)
