@@ -1,5 +1,6 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
+import class Foundation.ProcessInfo
 
 // Module layout: see ARCHITECTURE.md. CurtainCore is pure (no IO, no clock).
 let package = Package(
@@ -29,3 +30,17 @@ let package = Package(
         .testTarget(name: "CurtainctlTests", dependencies: ["CurtainCore"]),
     ]
 )
+
+// The benchmark harness (package-benchmark) is only resolved and built for `make bench`,
+// which sets CURTAIN_BENCHMARKS=1 and uses its own build directory: tests never pay for it.
+if ProcessInfo.processInfo.environment["CURTAIN_BENCHMARKS"] != nil {
+    package.dependencies.append(
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
+    package.targets.append(
+        .executableTarget(
+            name: "TimelineBenchmarks",
+            dependencies: ["CurtainCore", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/TimelineBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ))
+}

@@ -96,13 +96,13 @@ public struct KeyframeTrack: Sendable, Hashable {
     /// Core Animation's cubic mode is a Kochanek–Bartels spline whose tension, continuity and
     /// bias default to 0: a Catmull-Rom spline, with the end points doubled.
     private func catmullRom(segment i: Int, _ u: Double) -> Value {
-        let p0 = values[max(i - 1, 0)].components, p1 = values[i].components
-        let p2 = values[i + 1].components, p3 = values[min(i + 2, values.count - 1)].components
+        let p0 = values[max(i - 1, 0)], p1 = values[i]
+        let p2 = values[i + 1], p3 = values[min(i + 2, values.count - 1)]
         let u2 = u * u, u3 = u2 * u
         let h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2
         return Value.make(values[i].kind) { c in
-            let m1 = (p2[c] - p0[c]) / 2, m2 = (p3[c] - p1[c]) / 2
-            return h00 * p1[c] + h10 * m1 + h01 * p2[c] + h11 * m2
+            let m1 = (p2.component(c) - p0.component(c)) / 2, m2 = (p3.component(c) - p1.component(c)) / 2
+            return h00 * p1.component(c) + h10 * m1 + h01 * p2.component(c) + h11 * m2
         }
     }
 }

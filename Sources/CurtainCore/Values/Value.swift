@@ -37,6 +37,26 @@ public enum Value: Sendable, Hashable {
         }
     }
 
+    /// Component `i` of `components`, without building the array (for per-frame paths).
+    @inlinable
+    public func component(_ i: Int) -> Double {
+        switch self {
+        case .scalar(let v): return v
+        case .point(let x, let y): return i == 0 ? x : y
+        case .size(let w, let h): return i == 0 ? w : h
+        case .rect(let x, let y, let w, let h): return i == 0 ? x : i == 1 ? y : i == 2 ? w : h
+        case .transform(let t):
+            switch i {
+            case 0: return t.scaleX
+            case 1: return t.scaleY
+            case 2: return t.rotation
+            case 3: return t.translationX
+            default: return t.translationY
+            }
+        case .color(let c): return i == 0 ? c.red : i == 1 ? c.green : i == 2 ? c.blue : c.alpha
+        }
+    }
+
     /// Names of `components`, for tables and JSON.
     public static func componentNames(_ kind: Kind) -> [String] {
         switch kind {

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import CurtainCore
+
+/// Runs the built `curtainctl` as a whole process, as a user or script would.
+struct CLI {
+    static let executable: URL = {
+        // The test bundle and the package's executables are built into the same directory.
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [here, here.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("curtainctl")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return here.appendingPathComponent("curtainctl")
+    }()
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static func run(_ arguments: String...) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read before waiting so a large output cannot fill the pipe and stall the child.
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+@Suite struct CurveCommandTests {
+    @Test func printsXAndYPerInput() throws {
+        let r = try CLI.run("curve", "cubic-bezier(0.42, 0, 0.58, 1)", "--at", "0", "0.5", "1")
+        #expect(r.status == 0)
+        #expect(r.stdout == "0 0\n0.5 0.5\n1 1\n")
+    }
+
+    @Test func fullPrecisionAndNegativeInputs() throws {
+        let r = try CLI.run("curve", "ease", "--at", "0.25", "-0.5")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        let y = Double(lines[0].split(separator: " ")[1])!
+        #expect(y == TimingFunction.ease.value(at: 0.25))   // round-trips exactly
+        #expect(lines[1] == "-0.5 -0.2")
+    }
+
+    @Test func samplesAndJSON() throws {
+        let r = try CLI.run("curve", "linear", "--samples", "3", "--json")
+        #expect(r.stdout == "[{\"x\":0,\"y\":0},{\"x\":0.5,\"y\":0.5},{\"x\":1,\"y\":1}]\n")
+        #expect(try CLI.run("curve", "linear", "--samples", "1").status == 2)
+    }
+
+    @Test func beforeFlag() throws {
+        #expect(try CLI.run("curve", "step-start", "--at", "0").stdout == "0 1\n")
+        #expect(try CLI.run("curve", "step-start", "--at", "0", "--before").stdout == "0 0\n")
+    }
+
+    @Test func springTakesSeconds() throws {
+        let r = try CLI.run("curve", "spring(1 100 10 0)", "--at", "0.1")
+        #expect(r.stdout == "0.1 \(Spring(stiffness: 100, damping: 10).value(atTime: 0.1))\n")
+    }
+
+    @Test func badFunctionExitsWithTheParseError() throws {
+        let r = try CLI.run("curve", "cubic-bezier(1.2, 0, 0, 1)", "--at", "0.5")
+        #expect(r.status == 2)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr == "curtainctl curve: cubic-bezier(1.2, 0, 0, 1): x1 must be within [0, 1]\n")
+    }
+
+    @Test func writesAnSVG() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("curve-\(getpid()).svg").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = try CLI.run("curve", "ease-out", "--samples", "4", "--svg", path)
+        #expect(r.status == 0)
+        let svg = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(svg.hasPrefix("<svg"))
+        #expect(svg.components(separatedBy: "<circle").count - 1 == 4)
+    }
+}
+
+@Suite struct TimelineCommandTests {
+    @Test func presetFramesAtTheRequestedRate() throws {
+        let r = try CLI.run("timeline", "yula-mask-reveal", "--fps", "10")
+        #expect(r.status == 0)
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 1 + 7)          // header + frames at 0, 0.1, …, 0.6
+        #expect(lines[0].hasPrefix("time"))
+        #expect(lines[7].hasPrefix("0.6 "))
+    }
+
+    @Test func jsonFramesCarryScheduledTimesAndValues() throws {
+        let r = try CLI.run("timeline", "yula-mask-reveal", "--fps", "60", "--json", "--param", "screen.height=812")
+        let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        let frames = object["frames"] as! [[String: Any]]
+        #expect(frames.count == 37)
+        let last = frames.last!["values"] as! [String: Double]
+        #expect(abs(last["mask.scale"]! - 18 * 812 / 667) < 1e-12)
+        #expect(frames[6]["t"] as! Double == 0.1)
+    }
+
+    @Test func fileSourceAndErrors() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tl-\(getpid()).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try #"{"name": "t", "animations": [{"layer": "a", "property": "opacity", "from": 0, "to": 1, "duration": 0.5}]}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let ok = try CLI.run("timeline", path, "--fps", "4")
+        #expect(ok.stdout == "time  a.opacity\n0     0\n0.25  0.5\n0.5   0\n")   // removed after its end
+
+        try #"{"name": "t", "animations": [{"layer": "a", "property": "opacity", "from": 0, "to": 1}]}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let bad = try CLI.run("timeline", path)
+        #expect(bad.status == 2)
+        #expect(bad.stderr == "curtainctl timeline: \(path): animations[0].duration: is required (seconds)\n")
+
+        let missing = try CLI.run("timeline", "no-such-preset")
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("is neither a file nor a preset (presets: yula-appear, yula-mask-reveal)"))
+    }
+
+    @Test func sourcePrintsADocumentThatCompilesToTheSameTimeline() throws {
+        let r = try CLI.run("timeline", "yula-mask-reveal", "--source")
+        let reparsed = try Timeline(document: TimelineDocument(json: Array(r.stdout.utf8)))
+        let original = try Timeline(document: Presets.document(named: "yula-mask-reveal")!)
+        #expect(reparsed == original)
+    }
+}
