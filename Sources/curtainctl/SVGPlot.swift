@@ -39,8 +39,8 @@ struct SVGPlot {
             for y in [0.0, 1.0] where y >= y0 && y <= y1 {
                 svg += "<line x1=\"\(margin)\" x2=\"\(width - margin)\" y1=\"\(py(y))\" y2=\"\(py(y))\" stroke=\"#eee\"/>\n"
             }
-            svg += "<text x=\"4\" y=\"\(py(y1) + 10)\">\(Format.number(y1))</text><text x=\"4\" y=\"\(py(y0))\">\(Format.number(y0))</text>\n"
-            svg += "<text x=\"\(margin + 4)\" y=\"\(top + 14)\" fill=\"#335\">\(escape(panel.name))</text>\n"
+            svg += "<text x=\"4\" y=\"\(py(y1) + 10)\">\(label(y1))</text><text x=\"4\" y=\"\(py(y0))\">\(label(y0))</text>\n"
+            svg += "<text x=\"\(width - margin - 4)\" y=\"\(top + 14)\" text-anchor=\"end\" fill=\"#335\">\(escape(panel.name))</text>\n"
             let path = panel.points.filter { $0.1.isFinite }.map { "\(px($0.0)),\(py($0.1))" }.joined(separator: " ")
             svg += "<polyline fill=\"none\" stroke=\"#1f6feb\" stroke-width=\"1.5\" points=\"\(path)\"/>\n"
             for mark in panel.marks where mark.1.isFinite {
@@ -48,11 +48,14 @@ struct SVGPlot {
             }
         }
         let bottom = height - margin / 2
-        svg += "<text x=\"\(margin)\" y=\"\(bottom)\">\(Format.number(x0))</text>"
-        svg += "<text x=\"\(width - margin)\" y=\"\(bottom)\" text-anchor=\"end\">\(Format.number(x1))</text>"
+        svg += "<text x=\"\(margin)\" y=\"\(bottom)\">\(label(x0))</text>"
+        svg += "<text x=\"\(width - margin)\" y=\"\(bottom)\" text-anchor=\"end\">\(label(x1))</text>"
         svg += "<text x=\"\(width / 2)\" y=\"\(bottom)\" text-anchor=\"middle\">\(escape(xLabel))</text>\n</svg>\n"
         return svg
     }
+
+    /// Axis labels: four decimals are plenty for reading a plot.
+    private func label(_ value: Double) -> String { Format.number((value * 1e4).rounded() / 1e4) }
 
     private func escape(_ text: String) -> String {
         text.replacingAll("&", "&amp;").replacingAll("<", "&lt;").replacingAll(">", "&gt;").replacingAll("\"", "&quot;")
