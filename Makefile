@@ -3,7 +3,9 @@ SHELL := /bin/bash
 SWIFT ?= swift
 VENV := .venv
 # Debian packages a fresh Debian 12 machine lacks for building and testing Curtain.
-APT_PACKAGES := libsystemd-dev python3-venv hyperfine
+APT_PACKAGES := libsystemd-dev python3-venv hyperfine varlink-go
+# Python packages for the test clients (the Varlink reference implementation).
+PIP_PACKAGES := varlink==31.0.0
 STAMP := .build/.setup-done
 
 .PHONY: setup build test bench release clean
@@ -18,6 +20,7 @@ $(STAMP): Makefile
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	@$(VENV)/bin/pip install -q --disable-pip-version-check $(PIP_PACKAGES)
 	@mkdir -p .build && touch $(STAMP)
 
 build: setup

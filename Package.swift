@@ -8,11 +8,15 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "CurtainCore", targets: ["CurtainCore"]),
+        .library(name: "Varlink", targets: ["Varlink"]),
+        .library(name: "VarlinkNIO", targets: ["VarlinkNIO"]),
         .executable(name: "curtainctl", targets: ["curtainctl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(
@@ -26,7 +30,22 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(name: "Varlink"),
+        .target(
+            name: "VarlinkNIO",
+            dependencies: [
+                "Varlink",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "varlink-certification", dependencies: ["Varlink", "VarlinkNIO"]),
         .testTarget(name: "CurtainCoreTests", dependencies: ["CurtainCore"]),
+        .testTarget(name: "VarlinkTests", dependencies: ["Varlink"]),
+        .testTarget(name: "VarlinkNIOTests", dependencies: ["VarlinkNIO", "Varlink"]),
+        // Runs the built varlink-certification against the official clients and servers.
+        .testTarget(name: "CertificationTests"),
         .testTarget(name: "CurtainctlTests", dependencies: ["CurtainCore"]),
     ]
 )
@@ -42,5 +61,16 @@ if ProcessInfo.processInfo.environment["CURTAIN_BENCHMARKS"] != nil {
             dependencies: ["CurtainCore", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/TimelineBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ))
+}
+
+// The libFuzzer target (Fuzz/run, `make fuzz`) is only part of the package when CURTAIN_FUZZ
+// is set, because it must be built with -sanitize=fuzzer and -parse-as-library.
+if ProcessInfo.processInfo.environment["CURTAIN_FUZZ"] != nil {
+    package.targets.append(
+        .executableTarget(
+            name: "VarlinkFuzz",
+            dependencies: ["Varlink", "VarlinkNIO", .product(name: "NIOEmbedded", package: "swift-nio")],
+            path: "Fuzz/VarlinkFuzz"
         ))
 }

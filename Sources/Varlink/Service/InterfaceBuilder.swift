@@ -1,0 +1,85 @@
+import Foundation
+
+/// An interface's definition text and the handlers of its methods, for `VarlinkService`.
+///
+/// ```swift
+/// var ping = InterfaceBuilder(pingInterfaceText)
+/// ping.method("Ping") { (input: PingIn, request) in PingOut(pong: input.ping) }
+/// ping.streamingMethod("Watch", requiresMore: true) { (input: WatchIn, request, replies: ReplyStream<Event>) in
+///     for await event in events { try await replies.send(event, continues: true) }
+///     try await replies.send(.end, continues: false)
+/// }
+/// ```
+public struct InterfaceBuilder: Sendable {
+    public let text: String
+    var handlers: [String: (VarlinkService.Handler, VarlinkService.MethodOptions)] = [:]
+
+    public init(_ text: String) { self.text = text }
+
+    /// Registers an untyped handler: parameters and replies as JSON objects.
+    public mutating func rawMethod(_ name: String, options: VarlinkService.MethodOptions = .init(), _ handler: @escaping VarlinkService.Handler) {
+        handlers[name] = (handler, options)
+    }
+
+    /// A method with one reply: decode the parameters, return the reply.
+    public mutating func method<Input: Decodable & Sendable, Output: Encodable & Sendable>(
+        _ name: String, options: VarlinkService.MethodOptions = .init(),
+        _ body: @escaping @Sendable (Input, VarlinkService.Request) async throws -> Output
+    ) {
+        rawMethod(name, options: options) { request, reply in
+            let input = try TypedCoding.decode(Input.self, request.call.parameters)
+            let output = try await body(input, request)
+            try await reply(try TypedCoding.encode(output), false)
+        }
+    }
+
+    /// A method that may reply many times (`more`): send through the stream; the last reply
+    /// has `continues: false`.
+    public mutating func streamingMethod<Input: Decodable & Sendable, Output: Encodable & Sendable>(
+        _ name: String, requiresMore: Bool = false,
+        _ body: @escaping @Sendable (Input, VarlinkService.Request, ReplyStream<Output>) async throws -> Void
+    ) {
+        rawMethod(name, options: .init(requiresMore: requiresMore)) { request, reply in
+            let input = try TypedCoding.decode(Input.self, request.call.parameters)
+            try await body(input, request, ReplyStream(reply: reply, more: request.call.more))
+        }
+    }
+}
+
+/// Typed replies of one streaming call.
+public struct ReplyStream<Output: Encodable>: Sendable {
+    let reply: VarlinkService.Reply
+    /// Whether the caller asked for `more`: when false, send exactly one reply.
+    public let more: Bool
+
+    public func send(_ output: Output, continues: Bool) async throws {
+        try await reply(try TypedCoding.encode(output), continues)
+    }
+}
+
+/// A parameter or reply type with no fields.
+public struct Empty: Codable, Sendable, Hashable {
+    public init() {}
+}
+
+/// Between `Codable` types and the JSON objects the service checks and sends.
+enum TypedCoding {
+    static func decode<T: Decodable>(_ type: T.Type, _ parameters: [String: JSONValue]) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(JSONWriter.bytes(.object(parameters))))
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw VarlinkError.invalidParameter((context.codingPath.first ?? key).stringValue)
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context),
+                let DecodingError.dataCorrupted(context) {
+            throw VarlinkError.invalidParameter(context.codingPath.first?.stringValue ?? "parameters")
+        }
+    }
+
+    static func encode<T: Encodable>(_ value: T) throws -> [String: JSONValue] {
+        let data = try JSONEncoder().encode(value)
+        guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: data) else {
+            throw ReplyMisuse("a reply type must encode to a JSON object")
+        }
+        return object
+    }
+}

@@ -1,0 +1,158 @@
+import Synchronization
+
+/// A Varlink service: interfaces, their method handlers, and `org.varlink.service`.
+///
+/// Transport-independent: a transport decodes calls, hands each to `handle(_:peer:send:)` in
+/// the order they arrived, and writes what `send` is given. All protocol rules — lookup, type
+/// checking of calls and replies, `more`/`continues`, `oneway`, `upgrade`, ExpectedMore — are
+/// enforced here, so every transport behaves alike and the rules are tested without sockets.
+public final class VarlinkService: Sendable {
+    public struct Info: Sendable, Hashable {
+        public var vendor: String
+        public var product: String
+        public var version: String
+        public var url: String
+        public init(vendor: String, product: String, version: String, url: String) {
+            self.vendor = vendor
+            self.product = product
+            self.version = version
+            self.url = url
+        }
+    }
+
+    /// What a handler is given: the call (parameters already type-checked) and the caller.
+    public struct Request: Sendable {
+        public let call: VarlinkCall
+        public let peer: PeerCredentials?
+    }
+
+    /// Sends replies for one call. `continues: true` is allowed only when the call asked for
+    /// `more`; the last reply has `continues: false`. Replies are type-checked against the
+    /// method's output.
+    public typealias Reply = @Sendable (_ parameters: [String: JSONValue], _ continues: Bool) async throws -> Void
+    public typealias Handler = @Sendable (Request, @escaping Reply) async throws -> Void
+
+    /// A registered method's behaviour beyond its handler.
+    public struct MethodOptions: Sendable, Hashable {
+        /// Answer ExpectedMore unless called with `more: true` (a subscription).
+        public var requiresMore: Bool
+        /// Accept `upgrade: true` (the connection then belongs to the handler's protocol).
+        public var supportsUpgrade: Bool
+        public init(requiresMore: Bool = false, supportsUpgrade: Bool = false) {
+            self.requiresMore = requiresMore
+            self.supportsUpgrade = supportsUpgrade
+        }
+    }
+
+    struct Registered: Sendable {
+        var interface: VarlinkInterface
+        var text: String
+        var handlers: [String: (Handler, MethodOptions)]
+    }
+
+    public let info: Info
+    private let interfaces: [String: Registered]
+
+    /// Builds a service from its interfaces. `org.varlink.service` is added automatically.
+    public init(info: Info, interfaces builders: [InterfaceBuilder]) throws(IDLError) {
+        self.info = info
+        var registered: [String: Registered] = [:]
+        for builder in builders {
+            let interface = try VarlinkInterface(parsing: builder.text)
+            registered[interface.name] = Registered(interface: interface, text: builder.text, handlers: builder.handlers)
+        }
+        let serviceInterface = try VarlinkInterface(parsing: ServiceInterface.text)
+        registered[serviceInterface.name] = Registered(interface: serviceInterface, text: ServiceInterface.text, handlers: [:])
+        interfaces = registered
+    }
+
+    /// Interface names, sorted (as GetInfo lists them).
+    public var interfaceNames: [String] { interfaces.keys.sorted() }
+
+    public func interface(named name: String) -> VarlinkInterface? { interfaces[name]?.interface }
+
+    /// Handles one call. `send` is called for each reply (never for a oneway call); the final
+    /// reply has `continues == false`. Returns when the call is complete. Never throws: every
+    /// failure becomes an error reply, except a failure of `send` itself, which ends the call.
+    public func handle(_ call: VarlinkCall, peer: PeerCredentials?, send: @escaping @Sendable (VarlinkReply) async throws -> Void) async {
+        let deliver: @Sendable (VarlinkReply) async throws -> Void = { reply in
+            if !call.oneway { try await send(reply) }
+        }
+        do {
+            try await dispatch(call, peer: peer, deliver: deliver)
+        } catch let error as VarlinkError {
+            try? await deliver(.error(error.name, error.parameters))
+        } catch is ReplyFailed {
+            // The transport could not write: the connection is going away.
+        } catch {
+            try? await deliver(.error(VarlinkError.internalErrorName))
+        }
+    }
+
+    private func dispatch(_ call: VarlinkCall, peer: PeerCredentials?, deliver: @escaping @Sendable (VarlinkReply) async throws -> Void) async throws {
+        let interfaceName = String(call.interface)
+        guard let registered = interfaces[interfaceName] else { throw VarlinkError.interfaceNotFound(interfaceName) }
+        let memberName = String(call.member)
+        guard let method = registered.interface.method(named: memberName) else { throw VarlinkError.methodNotFound(call.method) }
+
+        if interfaceName == ServiceInterface.name {
+            try checkParameters(call, method, registered.interface)
+            try await deliver(VarlinkReply(parameters: try serviceMethod(memberName, call)))
+            return
+        }
+        guard let (handler, options) = registered.handlers[memberName] else { throw VarlinkError.methodNotImplemented(call.method) }
+        try checkParameters(call, method, registered.interface)
+        if call.upgrade && !options.supportsUpgrade { throw VarlinkError.invalidParameter("upgrade") }
+        if options.requiresMore && !call.more && !call.oneway { throw VarlinkError.expectedMore }
+
+        let tracker = ReplyTracker()
+        let interface = registered.interface
+        try await handler(Request(call: call, peer: peer)) { parameters, continues in
+            guard !tracker.finished else { throw ReplyMisuse("a reply after the final one") }
+            if continues && !call.more { throw ReplyMisuse("continues without more") }
+            do { try interface.check(.object(parameters), against: method.output) } catch {
+                throw ReplyMisuse("reply does not match \(call.method)'s output: \(error)")
+            }
+            if !continues, !tracker.finish() { throw ReplyMisuse("a reply after the final one") }
+            do { try await deliver(VarlinkReply(parameters: parameters, continues: continues)) } catch { throw ReplyFailed() }
+        }
+        if !tracker.finished { throw ReplyMisuse("the handler returned without a final reply") }
+    }
+
+    private func checkParameters(_ call: VarlinkCall, _ method: Method, _ interface: VarlinkInterface) throws(VarlinkError) {
+        do { try interface.check(.object(call.parameters), against: method.input) } catch {
+            throw VarlinkError.invalidParameter(error.parameter)
+        }
+    }
+
+    private func serviceMethod(_ name: String, _ call: VarlinkCall) throws(VarlinkError) -> [String: JSONValue] {
+        switch name {
+        case "GetInfo":
+            return ["vendor": .string(info.vendor), "product": .string(info.product), "version": .string(info.version),
+                    "url": .string(info.url), "interfaces": .array(interfaceNames.map { .string($0) })]
+        case "GetInterfaceDescription":
+            guard case .string(let requested)? = call.parameters["interface"] else { throw VarlinkError.invalidParameter("interface") }
+            guard let registered = interfaces[requested] else { throw VarlinkError.interfaceNotFound(requested) }
+            return ["description": .string(registered.text)]
+        default:
+            throw VarlinkError.methodNotImplemented(call.method)
+        }
+    }
+}
+
+/// A handler broke the reply rules: a programming error, answered with InternalError.
+struct ReplyMisuse: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The transport failed to send: the call ends without further replies.
+struct ReplyFailed: Error {}
+
+/// Whether a call's final reply has gone out (a handler may reply from several tasks).
+private final class ReplyTracker: Sendable {
+    private let state = Mutex(false)
+    var finished: Bool { state.withLock { $0 } }
+    /// Marks the call finished; false if it already was.
+    func finish() -> Bool { state.withLock { done in defer { done = true }; return !done } }
+}

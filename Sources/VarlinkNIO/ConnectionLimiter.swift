@@ -1,0 +1,42 @@
+import Synchronization
+
+/// Counts open connections, in total and per user, against their limits. Shared by the
+/// accept path and every connection's close.
+final class ConnectionLimiter: Sendable {
+    private struct Counts {
+        var total = 0
+        var perUID: [UInt32: Int] = [:]
+    }
+
+    let maximumTotal: Int
+    let maximumPerUID: Int
+    private let counts = Mutex(Counts())
+
+    init(maximumTotal: Int, maximumPerUID: Int) {
+        self.maximumTotal = maximumTotal
+        self.maximumPerUID = maximumPerUID
+    }
+
+    enum Refusal: Equatable { case total, perUID }
+
+    /// Takes a place for a connection of `uid`, or says which limit refused it.
+    func acquire(uid: UInt32) -> Refusal? {
+        counts.withLock { counts in
+            if counts.total >= maximumTotal { return .total }
+            if counts.perUID[uid, default: 0] >= maximumPerUID { return .perUID }
+            counts.total += 1
+            counts.perUID[uid, default: 0] += 1
+            return nil
+        }
+    }
+
+    func release(uid: UInt32) {
+        counts.withLock { counts in
+            counts.total -= 1
+            let remaining = counts.perUID[uid, default: 1] - 1
+            counts.perUID[uid] = remaining == 0 ? nil : remaining
+        }
+    }
+
+    var total: Int { counts.withLock { $0.total } }
+}

@@ -1,0 +1,93 @@
+import NIOCore
+import Synchronization
+
+/// One accepted connection as the serving task sees it: framed messages in (with
+/// backpressure), replies out.
+///
+/// The server does not use NIOAsyncChannel for accepted connections: a connection that
+/// arrives while the server shuts down may never reach a serving task, and NIOAsyncChannel
+/// traps (in debug builds) when it is dropped unused. This bridge may be dropped freely.
+final class ServerConnection: Sendable {
+    let channel: any Channel
+    let messages: AsyncThrowingStream<ByteBuffer, any Error>
+    private let gate: ReadGate
+
+    /// Installs the bridge at the end of `channel`'s pipeline (on its event loop).
+    init(channel: any Channel) throws {
+        self.channel = channel
+        let (messages, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
+        self.messages = messages
+        gate = ReadGate()
+        try channel.pipeline.syncOperations.addHandler(InboundBridge(continuation: continuation, gate: gate))
+    }
+
+    /// Call after taking each message: reading resumes once the backlog has drained.
+    func consumed() {
+        if gate.consumed() { channel.setOption(.autoRead, value: true).whenFailure { _ in } }
+    }
+
+    /// Writes one reply and waits until it has been handed to the socket, so at most one
+    /// reply per connection is ever buffered (the output buffer bound).
+    func write(_ bytes: [UInt8]) async throws {
+        try await channel.writeAndFlush(ByteBuffer(bytes: bytes)).get()
+    }
+
+    func close() async {
+        try? await channel.close()
+    }
+}
+
+/// Counts messages received but not yet consumed; past the high mark reading pauses.
+final class ReadGate: Sendable {
+    static let high = 32
+    static let low = 8
+    private let state = Mutex((pending: 0, paused: false))
+
+    /// A message arrived; true if reading should pause now.
+    func received() -> Bool {
+        state.withLock { s in
+            s.pending += 1
+            if s.pending >= Self.high && !s.paused { s.paused = true; return true }
+            return false
+        }
+    }
+
+    /// A message was consumed; true if reading should resume now.
+    func consumed() -> Bool {
+        state.withLock { s in
+            s.pending -= 1
+            if s.paused && s.pending <= Self.low { s.paused = false; return true }
+            return false
+        }
+    }
+}
+
+private final class InboundBridge: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let continuation: AsyncThrowingStream<ByteBuffer, any Error>.Continuation
+    private let gate: ReadGate
+
+    init(continuation: AsyncThrowingStream<ByteBuffer, any Error>.Continuation, gate: ReadGate) {
+        self.continuation = continuation
+        self.gate = gate
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        continuation.yield(unwrapInboundIn(data))
+        if gate.received() { try? context.channel.syncOptions?.setOption(.autoRead, value: false) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        continuation.finish(throwing: error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        continuation.finish()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        continuation.finish()
+    }
+}

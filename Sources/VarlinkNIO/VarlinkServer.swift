@@ -1,0 +1,197 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import NIOCore
+import NIOPosix
+import Varlink
+
+/// Serves a `VarlinkService` on a Unix socket.
+///
+/// `run()` serves until its task is cancelled; then it stops accepting, lets every
+/// connection's call in progress finish, closes the connections and removes the socket file it
+/// created. Calls on one connection are handled one at a time, in order, so pipelined calls
+/// are answered strictly in order.
+public final class VarlinkServer: Sendable {
+    public enum Address: Sendable, Hashable {
+        /// Bind this path (a stale socket file left by a dead server is replaced).
+        case path(String)
+        /// An already listening socket, e.g. from systemd socket activation.
+        case listeningDescriptor(Int32)
+    }
+
+    public struct Configuration: Sendable {
+        /// Largest message accepted, in bytes (16 MiB, as systemd). A larger one gets an error
+        /// reply and the connection is closed.
+        public var maximumMessageSize = 16 * 1024 * 1024
+        public var maximumConnections = 4096
+        public var maximumConnectionsPerUID = 1024
+        /// How long a message may take to arrive once it has begun (nil: for ever).
+        public var messageTimeout: TimeAmount? = .seconds(30)
+        /// Output buffered per connection before the server stops producing replies for it.
+        public var outputBufferLimit = 1024 * 1024
+        /// Applied to a socket file the server creates.
+        public var socketMode: mode_t = 0o660
+        public var socketGroup: gid_t? = nil
+        public init() {}
+    }
+
+    public let service: VarlinkService
+    public let address: Address
+    public let configuration: Configuration
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private let limiter: ConnectionLimiter
+    private let accepted = AcceptedConnections()
+
+    public init(service: VarlinkService, address: Address, configuration: Configuration = .init(),
+                group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                logger: Logger = Logger(label: "varlink.server")) {
+        self.service = service
+        self.address = address
+        self.configuration = configuration
+        self.group = group
+        self.logger = logger
+        limiter = ConnectionLimiter(maximumTotal: configuration.maximumConnections, maximumPerUID: configuration.maximumConnectionsPerUID)
+    }
+
+    /// Open connections now (for status lines and tests).
+    public var connectionCount: Int { limiter.total }
+
+    public enum ServerError: Error, CustomStringConvertible {
+        case notASocket(String)
+        case inUse(String)
+        case system(String, Int32)
+
+        public var description: String {
+            switch self {
+            case .notASocket(let path): "\(path) exists and is not a socket; refusing to replace it"
+            case .inUse(let path): "\(path): another server is listening there"
+            case .system(let what, let code): "\(what): \(String(cString: strerror(code)))"
+            }
+        }
+    }
+
+    /// Binds, calls `onListening` once connections can be accepted, and serves until cancelled.
+    public func run(onListening: @Sendable () -> Void = {}) async throws {
+        let configuration = self.configuration
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { [limiter, logger, accepted] channel in
+            PeerCredentials.of(channel).flatMapThrowing { peer in
+                if let refusal = limiter.acquire(uid: peer?.uid ?? UInt32.max) {
+                    logger.warning("connection refused: limit reached", metadata: [
+                        "limit": "\(refusal == .total ? "total \(limiter.maximumTotal)" : "per uid \(limiter.maximumPerUID)")",
+                        "peer_pid": "\(peer?.pid ?? -1)", "peer_uid": "\(peer?.uid ?? 0)",
+                    ])
+                    channel.close(promise: nil)
+                    return Connection(channel: nil, peer: peer)
+                }
+                channel.closeFuture.whenComplete { _ in limiter.release(uid: peer?.uid ?? UInt32.max) }
+                try channel.syncOptions?.setOption(.writeBufferWaterMark,
+                    value: .init(low: configuration.outputBufferLimit / 2, high: configuration.outputBufferLimit))
+                try channel.pipeline.syncOperations.addHandler(
+                    VarlinkFramingHandler(maximumMessageSize: configuration.maximumMessageSize, messageTimeout: configuration.messageTimeout))
+                let connection = try accepted.adopt(channel) { try ServerConnection(channel: channel) }
+                if connection == nil { channel.close(promise: nil) }
+                return Connection(channel: connection, peer: peer)
+            }
+        }
+
+        let bootstrap = ServerBootstrap(group: group).serverChannelOption(.backlog, value: 512)
+        let server: NIOAsyncChannel<Connection, Never>
+        var createdPath: String? = nil
+        switch address {
+        case .path(let path):
+            try Self.removeStaleSocket(at: path)
+            server = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
+            createdPath = path
+            if chmod(path, configuration.socketMode) != 0 { throw ServerError.system("chmod \(path)", errno) }
+            if let gid = configuration.socketGroup, chown(path, uid_t.max, gid) != 0 { throw ServerError.system("chown \(path)", errno) }
+        case .listeningDescriptor(let fd):
+            server = try await bootstrap.bind(fd, childChannelInitializer: initializer)
+        }
+        defer { if let createdPath { unlink(createdPath) } }
+        logger.debug("listening", metadata: ["address": "\(address)"])
+        onListening()
+
+        // Every accepted channel must be served (NIOAsyncChannel requires it), so the accept
+        // loop is not cancelled directly: cancellation closes the listening socket, the loop
+        // drains what was already accepted, and then the idle connections are cancelled.
+        let acceptor = Task {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await server.executeThenClose { connections in
+                    for try await connection in connections {
+                        guard let channel = connection.channel else { continue }
+                        group.addTask { await self.serve(channel, peer: connection.peer) }
+                    }
+                }
+                group.cancelAll()
+            }
+        }
+        defer {
+            // Connections adopted but never reached by the accept loop: close them properly.
+            for connection in accepted.stop() { connection.channel.close(promise: nil) }
+        }
+        try await withTaskCancellationHandler {
+            try await acceptor.value
+        } onCancel: {
+            server.channel.close(promise: nil)
+        }
+    }
+
+    struct Connection: Sendable {
+        let channel: ServerConnection?
+        let peer: PeerCredentials?
+    }
+
+    /// One connection: its calls, one at a time, in order.
+    private func serve(_ connection: ServerConnection, peer: PeerCredentials?) async {
+        guard accepted.take(connection) else { return }
+        let send: @Sendable (VarlinkReply) async throws -> Void = { reply in try await connection.write(reply.encoded()) }
+        do {
+            for try await message in connection.messages {
+                connection.consumed()
+                let call: VarlinkCall
+                do { call = try VarlinkCall(decoding: message.readableBytesView) } catch {
+                    logger.notice("protocol error; closing the connection", metadata: ["error": "\(error)", "peer_pid": "\(peer?.pid ?? -1)"])
+                    try await send(.error(VarlinkServer.protocolErrorName, ["reason": .string("\(error)")]))
+                    break
+                }
+                if Task.isCancelled { break }
+                await service.handle(call, peer: peer, send: send)
+            }
+        } catch let error as VarlinkFramingHandler.FramingError {
+            let reason = switch error {
+            case .messageTooLarge(let limit): "message larger than \(limit) bytes"
+            case .incompleteMessage(let timeout): "message incomplete after \(timeout.nanoseconds / 1_000_000) ms"
+            }
+            logger.notice("closing the connection", metadata: ["reason": "\(reason)", "peer_pid": "\(peer?.pid ?? -1)"])
+            try? await send(.error(VarlinkServer.protocolErrorName, ["reason": .string(reason)]))
+        } catch {
+            logger.debug("connection ended", metadata: ["error": "\(error)"])
+        }
+        await connection.close()
+    }
+
+    /// The error a connection gets before it is closed for breaking the protocol or a limit.
+    public static let protocolErrorName = "io.curtain.varlink.ProtocolError"
+
+    /// Removes a socket file that no server answers on; refuses anything else.
+    static func removeStaleSocket(at path: String) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFSOCK else { throw ServerError.notASocket(path) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ServerError.system("socket", errno) }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw ServerError.system(path, ENAMETOOLONG) }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: bytes) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if connected == 0 { throw ServerError.inUse(path) }
+        guard unlink(path) == 0 || errno == ENOENT else { throw ServerError.system("unlink \(path)", errno) }
+    }
+}

@@ -1,0 +1,174 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import Varlink
+@testable import VarlinkNIO
+
+@Suite struct TransportTests {
+    @Test func callAndStreamOverTheSocket() async throws {
+        try await withServer { path, _ in
+            try await VarlinkConnection.withConnection(to: path) { connection in
+                #expect(try await connection.call("org.example.test.Echo", ["text": "hello"]) == ["text": "hello"])
+                var seen: [JSONValue] = []
+                for try await reply in connection.callMore("org.example.test.Count", ["n": 3]) { seen.append(reply["i"]!) }
+                #expect(seen == [1, 2, 3])
+                let info = try await connection.call("org.varlink.service.GetInfo")
+                #expect(info["interfaces"] == ["org.example.test", "org.varlink.service"])
+                await #expect(throws: VarlinkError.methodNotFound("org.example.test.Nope")) {
+                    try await connection.call("org.example.test.Nope")
+                }
+            }
+        }
+    }
+
+    /// 200 calls issued at once on one connection are answered in order, each to its caller.
+    @Test func pipelinedCallsAreAnsweredInOrder() async throws {
+        try await withServer { path, _ in
+            try await VarlinkConnection.withConnection(to: path) { connection in
+                try await withThrowingTaskGroup(of: (Int, [String: JSONValue]).self) { group in
+                    for i in 0..<200 {
+                        group.addTask { (i, try await connection.call("org.example.test.Echo", ["text": .string("\(i)")])) }
+                    }
+                    for try await (i, reply) in group { #expect(reply == ["text": .string("\(i)")]) }
+                }
+            }
+            // And on the wire: three calls in one write, three replies in that order.
+            let raw = try RawSocket(path: path)
+            raw.send(#"{"method":"org.example.test.Echo","parameters":{"text":"a"}}"# + "\0" +
+                     #"{"method":"org.example.test.Echo","parameters":{"text":"b"},"oneway":true}"# + "\0" +
+                     #"{"method":"org.example.test.Echo","parameters":{"text":"c"}}"# + "\0")
+            let received = await raw.receive(messages: 2)
+            #expect(received.messages == [#"{"parameters":{"text":"a"}}"#, #"{"parameters":{"text":"c"}}"#])
+        }
+    }
+
+    @Test func peerCredentialsReachTheHandler() async throws {
+        try await withServer { path, _ in
+            try await VarlinkConnection.withConnection(to: path) { connection in
+                let reply = try await connection.call("org.example.test.Peer")
+                #expect(reply == ["pid": .int(Int64(getpid())), "uid": .int(Int64(getuid()))])
+            }
+        }
+    }
+
+    @Test func messageSizeLimitIsExact() async throws {
+        var configuration = VarlinkServer.Configuration()
+        configuration.maximumMessageSize = 200
+        try await withServer(configuration) { path, _ in
+            func message(size: Int) -> String {
+                let skeleton = #"{"method":"org.example.test.Echo","parameters":{"text":""}}"#
+                let text = String(repeating: "x", count: size - skeleton.utf8.count)
+                return #"{"method":"org.example.test.Echo","parameters":{"text":"\#(text)"}}"#
+            }
+            let ok = try RawSocket(path: path)
+            ok.send(message(size: 200) + "\0")
+            let accepted = await ok.receive(messages: 1)
+            #expect(accepted.messages.first?.hasPrefix(#"{"parameters":{"text":"xxx"#) == true)
+
+            let big = try RawSocket(path: path)
+            big.send(message(size: 201) + "\0")
+            let refused = await big.receive()
+            #expect(refused.closed)
+            #expect(refused.messages == [#"{"error":"io.curtain.varlink.ProtocolError","parameters":{"reason":"message larger than 200 bytes"}}"#])
+
+            // The other client is unaffected.
+            ok.send(message(size: 100) + "\0")
+            #expect(await ok.receive(messages: 1).messages.count == 1)
+        }
+    }
+
+    @Test func incompleteMessagesTimeOut() async throws {
+        var configuration = VarlinkServer.Configuration()
+        configuration.messageTimeout = .milliseconds(200)
+        try await withServer(configuration) { path, _ in
+            let slow = try RawSocket(path: path)
+            slow.send(#"{"method":"org.example.te"#)
+            let result = await slow.receive(timeout: 10)
+            #expect(result.closed)
+            #expect(result.messages == [#"{"error":"io.curtain.varlink.ProtocolError","parameters":{"reason":"message incomplete after 200 ms"}}"#])
+        }
+    }
+
+    @Test func connectionLimits() async throws {
+        var configuration = VarlinkServer.Configuration()
+        configuration.maximumConnections = 3
+        configuration.maximumConnectionsPerUID = 2
+        try await withServer(configuration) { path, server in
+            // Per uid: the third connection from this uid is closed at once.
+            let first = try RawSocket(path: path), second = try RawSocket(path: path)
+            first.send(#"{"method":"org.example.test.Echo","parameters":{"text":"1"}}"# + "\0")
+            second.send(#"{"method":"org.example.test.Echo","parameters":{"text":"2"}}"# + "\0")
+            #expect(await first.receive(messages: 1).messages.count == 1)
+            #expect(await second.receive(messages: 1).messages.count == 1)
+            let third = try RawSocket(path: path)
+            third.send(#"{"method":"org.example.test.Echo","parameters":{"text":"3"}}"# + "\0")
+            let refused = await third.receive()
+            #expect(refused.closed && refused.messages.isEmpty)
+            #expect(server.connectionCount == 2)
+            // The admitted ones still work.
+            first.send(#"{"method":"org.example.test.Echo","parameters":{"text":"again"}}"# + "\0")
+            #expect(await first.receive(messages: 1).messages == [#"{"parameters":{"text":"again"}}"#])
+        }
+    }
+
+    @Test func malformedMessagesGetAnErrorAndAClose() async throws {
+        try await withServer { path, _ in
+            let raw = try RawSocket(path: path)
+            raw.send("{not json}\0")
+            let result = await raw.receive()
+            #expect(result.closed)
+            #expect(result.messages == [#"{"error":"io.curtain.varlink.ProtocolError","parameters":{"reason":"not valid JSON"}}"#])
+        }
+    }
+}
+
+@Suite struct SocketFileTests {
+    @Test func modeIsAppliedAndTheFileRemovedOnShutdown() async throws {
+        var configuration = VarlinkServer.Configuration()
+        configuration.socketMode = 0o600
+        let path = try await withServer(configuration) { path, _ in
+            var info = stat()
+            #expect(stat(path, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o600)
+            return path
+        }
+        #expect(access(path, F_OK) != 0)
+    }
+
+    @Test func staleSocketIsReplacedButNotALiveOneOrAFile() async throws {
+        let path = temporarySocketPath()
+        // A stale socket: bound, never listened on by anyone alive.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        close(fd)
+        #expect(throws: Never.self) { try VarlinkServer.removeStaleSocket(at: path) }
+        #expect(access(path, F_OK) != 0)
+
+        FileManager.default.createFile(atPath: path, contents: Data("precious".utf8))
+        #expect(throws: VarlinkServer.ServerError.self) { try VarlinkServer.removeStaleSocket(at: path) }
+        #expect(FileManager.default.contents(atPath: path) == Data("precious".utf8))
+
+        try await withServer { live, _ in
+            #expect(throws: VarlinkServer.ServerError.self) { try VarlinkServer.removeStaleSocket(at: live) }
+        }
+    }
+}
+
+@Suite struct SocketActivationTests {
+    @Test func parsesNamesAndIgnoresOtherProcesses() {
+        let env = ["LISTEN_PID": "42", "LISTEN_FDS": "2", "LISTEN_FDNAMES": "metrics:varlink"]
+        let found = SocketActivation.descriptors(environment: env, pid: 42)
+        #expect(found == [.init(fd: 3, name: "metrics"), .init(fd: 4, name: "varlink")])
+        #expect(SocketActivation.listeningDescriptor(named: "varlink", in: found) == 4)
+        #expect(SocketActivation.descriptors(environment: env, pid: 43).isEmpty)
+        #expect(SocketActivation.descriptors(environment: ["LISTEN_PID": "42", "LISTEN_FDS": "x"], pid: 42).isEmpty)
+        // One unnamed descriptor is taken whatever the name asked for.
+        let single = SocketActivation.descriptors(environment: ["LISTEN_PID": "42", "LISTEN_FDS": "1"], pid: 42)
+        #expect(SocketActivation.listeningDescriptor(named: "varlink", in: single) == 3)
+    }
+}
