@@ -8,7 +8,7 @@ APT_PACKAGES := libsystemd-dev python3-venv hyperfine varlink-go
 PIP_PACKAGES := varlink==31.0.0
 STAMP := .build/.setup-done
 
-.PHONY: setup build test bench release clean
+.PHONY: setup build test bench fuzz release clean
 
 setup: $(STAMP)
 
@@ -29,12 +29,21 @@ build: setup
 release: setup
 	$(SWIFT) build -c release
 
+# Every test (the certification suites need the python venv and varlink-go from setup),
+# then a short bounded fuzzing pass over the Varlink parsers.
 test: setup
 	$(SWIFT) build
-	$(SWIFT) test
+	CI=$${CI:-} $(SWIFT) test
+	./Fuzz/run $(FUZZ_SECONDS_IN_TEST)
+
+FUZZ_SECONDS_IN_TEST ?= 30
+FUZZ_SECONDS ?= 300
+
+fuzz: setup
+	./Fuzz/run $(FUZZ_SECONDS)
 
 bench: setup
 	./Benchmarks/run
 
 clean:
-	rm -rf .build .build-* $(VENV)
+	rm -rf .build .build-bench .build-fuzz $(VENV)

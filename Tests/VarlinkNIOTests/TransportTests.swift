@@ -113,6 +113,22 @@ import Varlink
         }
     }
 
+    @Test func totalConnectionLimit() async throws {
+        var configuration = VarlinkServer.Configuration()
+        configuration.maximumConnections = 2
+        try await withServer(configuration) { path, server in
+            let first = try RawSocket(path: path), second = try RawSocket(path: path)
+            for (i, socket) in [first, second].enumerated() {
+                socket.send(#"{"method":"org.example.test.Echo","parameters":{"text":"\#(i)"}}"# + "\0")
+                #expect(await socket.receive(messages: 1).messages.count == 1)
+            }
+            let third = try RawSocket(path: path)
+            let refused = await third.receive()
+            #expect(refused.closed && refused.messages.isEmpty)
+            #expect(server.connectionCount == 2)
+        }
+    }
+
     @Test func malformedMessagesGetAnErrorAndAClose() async throws {
         try await withServer { path, _ in
             let raw = try RawSocket(path: path)

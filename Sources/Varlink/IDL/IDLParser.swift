@@ -224,6 +224,7 @@ struct IDLParser {
             skipSpace()
             if current == UInt8(ascii: ",") { position += 1; continue }
             if current == UInt8(ascii: ")") { position += 1; break }
+            if isEnum! { throw error("expected ',' or ')' after enum case '\(name)' (or ':' if it is a field), found \(describeCurrent())") }
             throw error("expected ',' or ')', found \(describeCurrent())")
         }
         return isEnum! ? .enumeration(cases) : .structure(fields)
