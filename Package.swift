@@ -62,6 +62,13 @@ if ProcessInfo.processInfo.environment["CURTAIN_BENCHMARKS"] != nil {
             path: "Benchmarks/TimelineBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ))
+    package.targets.append(
+        .executableTarget(
+            name: "VarlinkBenchmarks",
+            dependencies: ["Varlink", "VarlinkNIO", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/VarlinkBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ))
 }
 
 // The libFuzzer target (Fuzz/run, `make fuzz`) is only part of the package when CURTAIN_FUZZ

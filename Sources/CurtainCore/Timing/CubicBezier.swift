@@ -29,14 +29,17 @@ public struct CubicBezier: Sendable, Hashable {
         by = 3 * (y2 - y1) - cy
         ay = 1 - cy - by
 
-        // CSS Easing 2: below 0 use the line through P0 and P1 (or P2 if x1 == 0, else flat);
-        // above 1 the line through P2 and P3 (or P1 if x2 == 1, else flat).
-        if x1 > 0 { startGradient = y1 / x1 }
-        else if x2 > 0 { startGradient = y2 / x2 }
-        else { startGradient = 0 }
-        if x2 < 1 { endGradient = (y2 - 1) / (x2 - 1) }
-        else if x1 < 1 { endGradient = (y1 - 1) / (x1 - 1) }
-        else { endGradient = 0 }
+        // Outside [0, 1] the curve continues along its end tangents (CSS Easing 2). The
+        // tangent at P0 points to the first control point distinct from P0, the one at P3 to
+        // the last distinct from P3; a vertical tangent cannot be extended, so the output stays
+        // flat. This is the rule Chromium implements and the web-platform-tests expect; it
+        // also covers the degenerate cubic-bezier(0, 0, 0, 0), a straight line of slope 1.
+        func slope(from end: (Double, Double), towards points: [(Double, Double)]) -> Double {
+            guard let p = points.first(where: { $0 != end }), p.0 != end.0 else { return 0 }
+            return (p.1 - end.1) / (p.0 - end.0)
+        }
+        startGradient = slope(from: (0, 0), towards: [(x1, y1), (x2, y2), (1, 1)])
+        endGradient = slope(from: (1, 1), towards: [(x2, y2), (x1, y1), (0, 0)])
     }
 
     /// The eased output for input progress `x`. Exactly 0 at 0 and exactly 1 at 1.
