@@ -2,19 +2,23 @@
 """Turns package-benchmark's JMH export into the tables of BENCHMARKS.md.
 
 Usage: report.py RESULTS_DIR BENCHMARKS.md
-Every benchmark iteration runs 1000 evaluations (scalingFactor .kilo), so per-evaluation
-figures are the per-iteration ones divided by 1000. The text between the markers
-<!-- bench:timeline:begin --> and <!-- bench:timeline:end --> is replaced; the rest is kept.
+Each section's table is rewritten between <!-- bench:NAME:begin --> and <!-- bench:NAME:end -->;
+everything else in the file is kept. Per-operation figures are the per-iteration percentiles
+divided by the operations one iteration performs (its scaling factor).
 """
-import json, os, platform, subprocess, sys, datetime
+import datetime, json, os, platform, subprocess, sys
 
-# name in the harness -> (what it is, target per evaluation in ns or None, unit label)
-TARGETS = {
-    "cubic-bezier evaluation (ease)": ("one cubic-bezier evaluation", 50.0),   # ≥ 20 M/s
-    "spring evaluation (underdamped)": ("one spring evaluation", None),
-    "10-track frame": ("one frame of a 10-track timeline", 2000.0),            # ≤ 2 µs
-    "yula-mask-reveal frame": ("one frame of the seed 000 reveal (9 slots)", None),
+# harness name -> (section, what one operation is, operations per iteration, unit, target or None)
+BENCHMARKS = {
+    "cubic-bezier evaluation (ease)": ("timeline", "one cubic-bezier evaluation", 1000, "ns", ("≤", 50)),
+    "spring evaluation (underdamped)": ("timeline", "one spring evaluation", 1000, "ns", None),
+    "10-track frame": ("timeline", "one frame of a 10-track timeline", 1000, "ns", ("≤", 2000)),
+    "yula-mask-reveal frame": ("timeline", "one frame of the seed 000 reveal (7 tracks, 9 slots)", 1000, "ns", None),
+    "varlink round trip (held connection)": ("varlink", "round trip of a trivial call on a held connection", 1, "µs", ("≤", 150)),
+    "varlink pipelined calls": ("varlink", "one call among 1000 pipelined on one connection", 1000, "µs", None),
+    "varlink streamed replies": ("varlink", "one reply among 1000 streamed to one client", 1000, "µs", None),
 }
+SCALE = {"ns": 1, "μs": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
 
 def machine():
     cpu = "unknown CPU"
@@ -29,33 +33,40 @@ def machine():
 
 def main(results_dir, markdown):
     data = json.load(open(os.path.join(results_dir, "Current_run.jmh.json")))
-    rows = []
+    sections = {}
     for entry in data:
         name = entry["benchmark"].split(".", 3)[-1].replace("_", " ")
+        if name not in BENCHMARKS:
+            continue
+        section, what, ops, unit, target = BENCHMARKS[name]
         wall = entry["secondaryMetrics"]["Time (wall clock)"]
-        mallocs = entry["secondaryMetrics"].get("Malloc (total)", {}).get("score", 0)
-        scale = {"ns": 1, "μs": 1e3, "ms": 1e6, "s": 1e9}[wall["scoreUnit"]]
-        p50 = wall["scorePercentiles"]["50.0"] * scale / 1000
-        p99 = wall["scorePercentiles"]["99.0"] * scale / 1000
-        what, target = TARGETS.get(name, (name, None))
-        verdict = "" if target is None else ("meets" if p50 <= target else "MISSES") + f" ≤ {target:g} ns"
-        rows.append(f"| {what} | {p50:.1f} | {p99:.1f} | {1e3 / p50:.1f} M/s | {mallocs / 1000:g} | {verdict} |")
-    table = "\n".join([
-        f"Measured {datetime.date.today().isoformat()} on {machine()}.",
-        "Command: `make bench` (release build, package-benchmark; 1000 evaluations per iteration).",
-        "",
-        "| what | p50 ns | p99 ns | rate (p50) | mallocs per evaluation | target |",
-        "|---|---:|---:|---:|---:|---|",
-        *rows,
-    ])
+        per_op = lambda p: wall["scorePercentiles"][p] * SCALE[wall["scoreUnit"]] / ops / SCALE[unit]
+        p50, p99 = per_op("50.0"), per_op("99.0")
+        rate = 1e9 / (p50 * SCALE[unit])
+        rate_text = f"{rate / 1e6:.1f} M/s" if rate >= 1e6 else f"{rate / 1e3:.1f} k/s"
+        verdict = ""
+        if target:
+            ok = p99 <= target[1] if unit == "µs" else p50 <= target[1]
+            verdict = f"{'meets' if ok else 'misses'} {target[0]} {target[1]} {unit} ({'p99' if unit == 'µs' else 'p50'})"
+        sections.setdefault(section, []).append((what, f"| {what} | {p50:.1f} | {p99:.1f} | {rate_text} | {verdict} |", unit))
     text = open(markdown).read() if os.path.exists(markdown) else ""
-    begin, end = "<!-- bench:timeline:begin -->", "<!-- bench:timeline:end -->"
-    if begin in text and end in text:
-        text = text[: text.index(begin) + len(begin)] + "\n" + table + "\n" + text[text.index(end):]
-    else:
-        text += f"\n{begin}\n{table}\n{end}\n"
+    for section, rows in sections.items():
+        unit = rows[0][2]
+        table = "\n".join([
+            f"Measured {datetime.date.today().isoformat()} on {machine()}.",
+            "Command: `make bench` (release build, package-benchmark).",
+            "",
+            f"| what | p50 {unit} | p99 {unit} | rate at p50 | target |",
+            "|---|---:|---:|---:|---|",
+            *[row for _, row, _ in sorted(rows)],
+        ])
+        begin, end = f"<!-- bench:{section}:begin -->", f"<!-- bench:{section}:end -->"
+        if begin in text and end in text:
+            text = text[: text.index(begin) + len(begin)] + "\n" + table + "\n" + text[text.index(end):]
+        else:
+            text += f"\n{begin}\n{table}\n{end}\n"
+        print(table, "\n")
     open(markdown, "w").write(text)
-    print(table)
 
 if __name__ == "__main__":
     main(sys.argv[1], sys.argv[2])

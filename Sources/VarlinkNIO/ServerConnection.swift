@@ -26,10 +26,17 @@ final class ServerConnection: Sendable {
         if gate.consumed() { channel.setOption(.autoRead, value: true).whenFailure { _ in } }
     }
 
-    /// Writes one reply and waits until it has been handed to the socket, so at most one
-    /// reply per connection is ever buffered (the output buffer bound).
+    /// Writes one reply. While the channel is writable (its buffered output is under the
+    /// configured high-water mark) this does not wait; past it, it waits until the reply has
+    /// been handed to the socket, so a client that does not read stalls only itself and its
+    /// buffer stays bounded.
     func write(_ bytes: [UInt8]) async throws {
-        try await channel.writeAndFlush(ByteBuffer(bytes: bytes)).get()
+        let buffer = ByteBuffer(bytes: bytes)
+        if channel.isWritable {
+            channel.writeAndFlush(buffer, promise: nil)
+        } else {
+            try await channel.writeAndFlush(buffer).get()
+        }
     }
 
     func close() async {

@@ -4,7 +4,7 @@ import Varlink
 /// Codable values to and from the JSON objects Varlink carries (client side).
 enum TypedJSON {
     static func object<T: Encodable>(_ value: T) throws -> [String: JSONValue] {
-        guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: try JSONEncoder().encode(value)) else {
+        guard case .object(let object) = try JSONParser.parse(try JSONEncoder().encode(value)) else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "parameters must encode to a JSON object"))
         }
         return object

@@ -62,11 +62,13 @@ public final class VarlinkConnection: Sendable {
         return try await channel.executeThenClose { inbound, outbound in
             let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
             let connection = VarlinkConnection(outgoing: continuation)
+            // Reading and writing run on the channel's event loop: one thread hop fewer per call.
+            let executor = EventLoopTaskExecutor(channel.channel.eventLoop)
             return try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
+                group.addTask(executorPreference: executor) {
                     for await bytes in stream { try await outbound.write(bytes) }
                 }
-                group.addTask {
+                group.addTask(executorPreference: executor) {
                     defer { connection.closeAll(with: ConnectionError.closed) }
                     do {
                         for try await message in inbound { try connection.receive(message) }

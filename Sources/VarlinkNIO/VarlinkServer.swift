@@ -121,7 +121,9 @@ public final class VarlinkServer: Sendable {
                 try await server.executeThenClose { connections in
                     for try await connection in connections {
                         guard let channel = connection.channel else { continue }
-                        group.addTask { await self.serve(channel, peer: connection.peer) }
+                        group.addTask(executorPreference: EventLoopTaskExecutor(channel.channel.eventLoop)) {
+                            await self.serve(channel, peer: connection.peer)
+                        }
                     }
                 }
                 group.cancelAll()

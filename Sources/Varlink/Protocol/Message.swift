@@ -1,5 +1,3 @@
-import Foundation
-
 /// A method call: `{"method": "iface.Method", "parameters": {…}, "oneway"?, "more"?, "upgrade"?}`.
 public struct VarlinkCall: Sendable, Hashable {
     /// Fully qualified: `org.varlink.service.GetInfo`.
@@ -125,7 +123,7 @@ extension VarlinkReply {
 
 private func decodeObject(_ bytes: some Collection<UInt8>) throws(VarlinkProtocolError) -> [String: JSONValue] {
     let value: JSONValue
-    do { value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes)) } catch {
+    do { value = try JSONParser.parse(bytes) } catch {
         throw VarlinkProtocolError("not valid JSON")
     }
     guard case .object(let object) = value else { throw VarlinkProtocolError("a message must be a JSON object") }

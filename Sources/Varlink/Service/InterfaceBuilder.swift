@@ -77,7 +77,7 @@ enum TypedCoding {
 
     static func encode<T: Encodable>(_ value: T) throws -> [String: JSONValue] {
         let data = try JSONEncoder().encode(value)
-        guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: data) else {
+        guard case .object(let object) = try JSONParser.parse(data) else {
             throw ReplyMisuse("a reply type must encode to a JSON object")
         }
         return object
