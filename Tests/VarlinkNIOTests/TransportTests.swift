@@ -140,6 +140,29 @@ import Varlink
     }
 }
 
+@Suite struct ShutdownTests {
+    /// Stopping the server ends an open stream with a final reply and closes the connection.
+    @Test func streamsGetAFinalReplyOnShutdown() async throws {
+        let path = temporarySocketPath()
+        let server = VarlinkServer(service: try makeTestService(), address: .path(path))
+        let (listening, ready) = AsyncStream<Void>.makeStream()
+        let task = Task { try await server.run { ready.finish() } }
+        for await _ in listening {}
+        let raw = try RawSocket(path: path)
+        raw.send(#"{"method":"org.example.test.Watch","more":true}"# + "\0")
+        let first = await raw.receive(messages: 1)
+        #expect(first.messages == [#"{"continues":true,"parameters":{"tick":1}}"#])
+        task.cancel()
+        let rest = await raw.receive()
+        #expect(rest.messages == [#"{"error":"io.curtain.varlink.ShuttingDown","parameters":{}}"#])
+        #expect(rest.closed)
+        _ = await task.result
+        #expect(access(path, F_OK) != 0)
+        // New connections are refused once it has stopped.
+        #expect(throws: (any Error).self) { try RawSocket(path: path) }
+    }
+}
+
 @Suite struct SocketFileTests {
     @Test func modeIsAppliedAndTheFileRemovedOnShutdown() async throws {
         var configuration = VarlinkServer.Configuration()

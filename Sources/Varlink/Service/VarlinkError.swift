@@ -32,6 +32,9 @@ public struct VarlinkError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Not part of org.varlink.service: what a call gets when its handler failed with an
     /// error that is not a `VarlinkError` (the cause is logged by the server, not sent).
     public static let internalErrorName = "io.curtain.varlink.InternalError"
+
+    /// The final reply of a call (a stream, typically) that the server's shutdown interrupted.
+    public static let shuttingDownName = "io.curtain.varlink.ShuttingDown"
 }
 
 /// Who is calling, from the socket (SO_PEERCRED): for handlers that authorise.

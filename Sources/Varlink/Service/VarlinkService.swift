@@ -84,6 +84,9 @@ public final class VarlinkService: Sendable {
             try? await deliver(.error(error.name, error.parameters))
         } catch is ReplyFailed {
             // The transport could not write: the connection is going away.
+        } catch is CancellationError {
+            // The server is shutting down: end the call (and any stream) with a final reply.
+            try? await deliver(.error(VarlinkError.shuttingDownName))
         } catch {
             try? await deliver(.error(VarlinkError.internalErrorName))
         }
