@@ -115,3 +115,43 @@ import Testing
         }
     }
 }
+
+/// web-platform-tests css/css-easing/cubic-bezier-timing-functions-output.html: keyframe
+/// cubic-bézier easings fed progress outside [0, 1] by an overshooting effect easing must
+/// follow the end tangent — or stay at 0 or 1 where that tangent is vertical. Expected `left`
+/// (px) is computed as the test computes it; tolerance 0.01 px as there.
+@Suite struct WPTCubicBezierTimingFunctionsOutputTests {
+    func left(keyframe: CubicBezier, effect: CubicBezier, at ms: Double) throws -> Double {
+        let track = try KeyframeTrack(values: [.scalar(0), .scalar(100)], timingFunctions: [.cubicBezier(keyframe)])
+        let animation = Animation(content: .keyframes(track), timing: .cubicBezier(effect), duration: 1, fill: .forwards)
+        return animation.value(at: ms / 1000)!.scalarValue!
+    }
+
+    @Test func greaterThanOne() throws {
+        let keyframe = CubicBezier(0.5, 1, 0.5, 0), effect = CubicBezier(0, 1.5, 1, 1.5)
+        // "p3x + (p2y - p3y) / (p2x - p3x) * (x - p3x)"
+        let extrapolated = { (x: Double) in 1 + (0 - 1) / (0.5 - 1) * (x - 1) }
+        for ms in [0.0, 230, 240, 700, 990, 1000] {
+            let p = effect.value(at: ms / 1000)
+            let expected = (p > 1 ? extrapolated(p) : keyframe.value(at: p)) * 100
+            expectClose(try left(keyframe: keyframe, effect: effect, at: ms), expected, 0.01, "at \(ms) ms")
+        }
+        // Vertical tangent at the upper end: the value stays at 1.
+        let vertical = CubicBezier(0, 1.5, 1, 1.5)
+        for ms in [240.0, 700, 990] { expectClose(try left(keyframe: vertical, effect: vertical, at: ms), 100, 0.01, "at \(ms) ms") }
+    }
+
+    @Test func lessThanZero() throws {
+        let keyframe = CubicBezier(0.5, 1, 0.5, 0), effect = CubicBezier(0, -0.5, 1, -0.5)
+        // "p0x + (p1y - p0y) / (p1x - p0x) * (x - p0x)"
+        let extrapolated = { (x: Double) in (1 / 0.5) * x }
+        for ms in [0.0, 10, 300, 750, 770, 1000] {
+            let p = effect.value(at: ms / 1000)
+            let expected = (p < 0 ? extrapolated(p) : keyframe.value(at: p)) * 100
+            expectClose(try left(keyframe: keyframe, effect: effect, at: ms), expected, 0.01, "at \(ms) ms")
+        }
+        // Vertical tangent at the lower end: the value stays at 0.
+        let vertical = CubicBezier(0, -0.5, 1, -0.5)
+        for ms in [10.0, 300, 750] { expectClose(try left(keyframe: vertical, effect: vertical, at: ms), 0, 0.01, "at \(ms) ms") }
+    }
+}
