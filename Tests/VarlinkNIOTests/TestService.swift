@@ -1,3 +1,4 @@
+import Synchronization
 import Varlink
 
 /// The same test interface as VarlinkTests' (tests cannot share files across targets).
@@ -8,6 +9,7 @@ method Echo(text: string) -> (text: string)
 method Count(n: int) -> (i: int)
 method Peer() -> (pid: int, uid: int)
 method Watch() -> (tick: int)
+method Flood(n: int) -> (data: string)
 """
 
 struct Text: Codable, Sendable { var text: String }
@@ -15,6 +17,10 @@ struct CountIn: Codable, Sendable { var n: Int }
 struct CountOut: Codable, Sendable { var i: Int }
 struct PeerOut: Codable, Sendable { var pid: Int; var uid: Int }
 struct TickOut: Codable, Sendable { var tick: Int }
+struct FloodOut: Codable, Sendable { var data: String }
+
+/// Replies the Flood method has handed to the transport (only one test floods).
+let floodSent = Atomic<Int>(0)
 
 func makeTestService() throws -> VarlinkService {
     var test = InterfaceBuilder(testInterface)
@@ -26,6 +32,14 @@ func makeTestService() throws -> VarlinkService {
     test.streamingMethod("Watch", requiresMore: true) { (_: Empty, _, replies: ReplyStream<TickOut>) in
         try await replies.send(TickOut(tick: 1), continues: true)
         try await Task.sleep(for: .seconds(3600))  // ends by cancellation when the server stops
+    }
+    // n replies of 10 KiB each, as fast as the transport takes them; counts what it sent.
+    test.streamingMethod("Flood", requiresMore: true) { (input: CountIn, _, replies: ReplyStream<FloodOut>) in
+        let data = String(repeating: "x", count: 10 * 1024)
+        for i in 1...input.n {
+            try await replies.send(FloodOut(data: data), continues: i < input.n)
+            floodSent.add(1, ordering: .relaxed)
+        }
     }
     test.method("Peer") { (_: Empty, request) in PeerOut(pid: Int(request.peer?.pid ?? -1), uid: Int(request.peer?.uid ?? 0)) }
     return try VarlinkService(info: .init(vendor: "Curtain", product: "test", version: "1", url: "https://example.org"), interfaces: [test])

@@ -129,6 +129,39 @@ import Varlink
         }
     }
 
+    /// A client that does not read stalls only its own stream: the server stops producing once
+    /// the connection's output buffer and the kernel's socket buffer are full, then carries on
+    /// when the client reads.
+    @Test func outputIsBoundedForAClientThatDoesNotRead() async throws {
+        var configuration = VarlinkServer.Configuration()
+        configuration.outputBufferLimit = 64 * 1024
+        try await withServer(configuration) { path, _ in
+            let total = 2_000   // 20 MiB if nothing held the server back
+            let raw = try RawSocket(path: path)
+            raw.send(#"{"method":"org.example.test.Flood","parameters":{"n":\#(total)},"more":true}"# + "\0")
+            // Give the server time to do what must not happen (send it all); there is no event
+            // for "nothing more happened", so this one wait is a sleep.
+            try await Task.sleep(for: .seconds(1))  // ok-sleep: waiting for an event that must not come
+            let sentWhileStalled = floodSent.load(ordering: .relaxed)
+            #expect(sentWhileStalled > 0)
+            // 64 KiB of NIO buffer plus the kernel's socket buffer (about 200 KiB) hold ~30 replies.
+            #expect(sentWhileStalled < 200, "sent \(sentWhileStalled) replies to a client that read nothing")
+            // Reading drains it all, in order, ending with the final reply.
+            let received = await raw.receive(messages: total, timeout: 60)
+            #expect(received.messages.count == total)
+            #expect(received.messages.last?.hasPrefix(#"{"parameters":{"data":"xx"#) == true)
+        }
+    }
+
+    @Test func readGateBoundaries() {
+        let gate = ReadGate()
+        for i in 1..<ReadGate.high { #expect(!gate.received(), "message \(i)") }
+        #expect(gate.received())            // the 32nd unconsumed message pauses reading
+        #expect(!gate.received())           // already paused
+        for _ in 0..<(ReadGate.high + 1 - ReadGate.low - 1) { #expect(!gate.consumed()) }
+        #expect(gate.consumed())            // down to 8 unconsumed: reading resumes
+    }
+
     @Test func malformedMessagesGetAnErrorAndAClose() async throws {
         try await withServer { path, _ in
             let raw = try RawSocket(path: path)
