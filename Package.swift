@@ -21,7 +21,7 @@ let package = Package(
     targets: [
         .target(
             name: "CurtainCore",
-            dependencies: [.product(name: "RealModule", package: "swift-numerics")]
+            dependencies: ["JSON", .product(name: "RealModule", package: "swift-numerics")]
         ),
         .executableTarget(
             name: "curtainctl",
@@ -30,7 +30,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "Varlink"),
+        // JSON values, a strict parser and a writer: shared by Varlink and CurtainCore (payloads).
+        .target(name: "JSON"),
+        .target(name: "Varlink", dependencies: ["JSON"]),
         .target(
             name: "VarlinkNIO",
             dependencies: [
@@ -40,10 +42,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "varlink-certification", dependencies: ["Varlink", "VarlinkNIO"]),
+        .executableTarget(name: "varlink-certification", dependencies: ["JSON", "Varlink", "VarlinkNIO"]),
         .testTarget(name: "CurtainCoreTests", dependencies: ["CurtainCore"]),
-        .testTarget(name: "VarlinkTests", dependencies: ["Varlink"]),
-        .testTarget(name: "VarlinkNIOTests", dependencies: ["VarlinkNIO", "Varlink"]),
+        .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "JSON"]),
+        .testTarget(name: "VarlinkNIOTests", dependencies: ["VarlinkNIO", "Varlink", "JSON"]),
         // Runs the built varlink-certification against the official clients and servers.
         .testTarget(name: "CertificationTests"),
         .testTarget(name: "CurtainctlTests", dependencies: ["CurtainCore"]),
@@ -65,7 +67,7 @@ if ProcessInfo.processInfo.environment["CURTAIN_BENCHMARKS"] != nil {
     package.targets.append(
         .executableTarget(
             name: "VarlinkBenchmarks",
-            dependencies: ["Varlink", "VarlinkNIO", .product(name: "Benchmark", package: "benchmark")],
+            dependencies: ["JSON", "Varlink", "VarlinkNIO", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/VarlinkBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ))
@@ -77,7 +79,7 @@ if ProcessInfo.processInfo.environment["CURTAIN_FUZZ"] != nil {
     package.targets.append(
         .executableTarget(
             name: "VarlinkFuzz",
-            dependencies: ["Varlink", "VarlinkNIO", .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: ["JSON", "Varlink", "VarlinkNIO", .product(name: "NIOEmbedded", package: "swift-nio")],
             path: "Fuzz/VarlinkFuzz"
         ))
 }

@@ -43,7 +43,7 @@ public enum JSONWriter {
         String(decoding: bytes(value, sortedKeys: sortedKeys), as: UTF8.self)
     }
 
-    static func writeString(_ s: String, into out: inout [UInt8]) {
+    public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(0x22)
         for byte in s.utf8 {
             switch byte {

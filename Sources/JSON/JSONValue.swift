@@ -1,5 +1,3 @@
-import Foundation
-
 /// A JSON document as Varlink sees it. Integers are kept apart from floats so the type checker
 /// can tell `int` from `float`; objects are unordered, as in JSON.
 public enum JSONValue: Sendable, Hashable {
