@@ -1,0 +1,40 @@
+import JSON
+
+/// How a launch arrives.
+public enum Route: Sendable, Hashable, CustomStringConvertible {
+    /// The user started the app.
+    case normal(app: String)
+    /// A push notification was opened; `app` when the notification names it.
+    case push(app: String?, payload: JSONValue)
+    /// A deep link was followed.
+    case deeplink(String)
+
+    public var description: String {
+        switch self {
+        case .normal(let app): "normal start of '\(app)'"
+        case .push(let app, _): app.map { "push notification for '\($0)'" } ?? "push notification"
+        case .deeplink(let url): "deep link '\(url.prefix(200))'"
+        }
+    }
+
+    /// Largest push payload accepted (its JSON text), and its deepest nesting.
+    public static let maximumPayloadSize = 64 * 1024
+    public static let maximumPayloadDepth = 32
+}
+
+/// Where a launch lands: an app, one of its screens, and parameters (data, never code: they
+/// reach the app as separate argv elements or environment values, never through a shell).
+public struct Destination: Sendable, Hashable {
+    public var app: String
+    public var screen: String
+    public var parameters: [String: RouteParameter]
+    /// Set when the destination is not a rule's: `unmatched` for the fallback.
+    public var reason: String?
+
+    public init(app: String, screen: String, parameters: [String: RouteParameter] = [:], reason: String? = nil) {
+        self.app = app
+        self.screen = screen
+        self.parameters = parameters
+        self.reason = reason
+    }
+}
