@@ -154,3 +154,48 @@ import Testing
         }
     }
 }
+
+@Suite struct RouteValidationTests {
+    func table(_ patterns: [(String, Int)], screens: [String] = ["a"]) -> RouteTable {
+        RouteTable(apps: [AppRoutes(name: "app", screens: screens, defaultScreen: "a")],
+                   deepLinks: patterns.map { DeepLinkRule(app: "app", screen: "a", pattern: try! RoutePattern(parsing: $0.0), priority: $0.1) })
+    }
+
+    @Test func cleanTableHasNoProblems() {
+        #expect(table([("x://p/sale", 0), ("x://p/<int:id>", 0), ("x://p/<id>", 0), ("x://docs/<path:rest>", 0)]).problems() == [])
+    }
+
+    @Test func shadowedRules() {
+        // A later untyped rule of equal rank under an earlier one that takes the same links.
+        #expect(table([("x://p/<id>", 0), ("x://p/<name>", 0)]).problems() == [.shadowed(rule: 1, by: 0)])
+        // A higher priority catch-all shadows a literal declared after it.
+        #expect(table([("x://p/<id>", 1), ("x://p/sale", 0)]).problems() == [.shadowed(rule: 1, by: 0)])
+        // A path tail with priority covers deeper fixed patterns.
+        #expect(table([("x://docs/<path:rest>", 1), ("x://docs/a/<int:n>", 0)]).problems() == [.shadowed(rule: 1, by: 0)])
+        // A typed rule does not cover an untyped one (it takes fewer links) and is not shadowed by it.
+        #expect(table([("x://p/<int:id>", 0), ("x://p/<id>", 0)]).problems() == [])
+        // An int literal under a higher-ranked <int:…>.
+        #expect(table([("x://p/<int:id>", 1), ("x://p/42", 0)]).problems() == [.shadowed(rule: 1, by: 0)])
+    }
+
+    @Test func ambiguousRules() {
+        // Equal rank, overlapping, neither covers the other: x://p/1/2 matches both.
+        #expect(table([("x://p/<a>/2", 0), ("x://p/1/<b>", 0)]).problems() == [.ambiguous(0, 1)])
+        // A priority settles it.
+        #expect(table([("x://p/<a>/2", 1), ("x://p/1/<b>", 0)]).problems() == [])
+        // Disjoint: no link matches both.
+        #expect(table([("x://p/<int:a>/2", 0), ("x://p/<uuid:b>/2", 0)]).problems() == [])
+    }
+
+    @Test func unknownAppsAndScreens() {
+        let t = RouteTable(apps: [AppRoutes(name: "app", screens: ["a"], defaultScreen: "b")],
+                           deepLinks: [DeepLinkRule(app: "nope", screen: "a", pattern: try! RoutePattern(parsing: "x://y"))],
+                           pushRules: [PushRule(app: "app", screen: "zzz")],
+                           fallback: Destination(app: "app", screen: "a"))
+        #expect(t.problems().map(\.description) == [
+            "deep link rule 1 names unknown app 'nope'",
+            "push rule 1 names screen 'zzz', which app 'app' does not have",
+            "the default screen of 'app' names screen 'b', which app 'app' does not have",
+        ])
+    }
+}
