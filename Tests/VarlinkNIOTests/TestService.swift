@@ -31,7 +31,7 @@ func makeTestService() throws -> VarlinkService {
     // One reply, then nothing until the call is interrupted (by shutdown).
     test.streamingMethod("Watch", requiresMore: true) { (_: Empty, _, replies: ReplyStream<TickOut>) in
         try await replies.send(TickOut(tick: 1), continues: true)
-        try await Task.sleep(for: .seconds(3600))  // ends by cancellation when the server stops
+        try await Task.sleep(for: .seconds(3600))  // ok-sleep: not synchronisation; ends by cancellation at shutdown
     }
     // n replies of 10 KiB each, as fast as the transport takes them; counts what it sent.
     test.streamingMethod("Flood", requiresMore: true) { (input: CountIn, _, replies: ReplyStream<FloodOut>) in
