@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         .target(
@@ -27,12 +28,19 @@ let package = Package(
             name: "curtainctl",
             dependencies: [
                 "CurtainCore",
+                "CurtainConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // JSON values, a strict parser and a writer: shared by Varlink and CurtainCore (payloads).
         .target(name: "JSON"),
         .target(name: "Varlink", dependencies: ["JSON"]),
+        // The configuration file: TOML read into the core's route table and settings, checked
+        // whole, with file:line:column errors. Reads files; no sockets.
+        .target(
+            name: "CurtainConfig",
+            dependencies: ["CurtainCore", "JSON", .product(name: "TOMLKit", package: "TOMLKit")]
+        ),
         .target(
             name: "VarlinkNIO",
             dependencies: [
@@ -44,6 +52,7 @@ let package = Package(
         ),
         .executableTarget(name: "varlink-certification", dependencies: ["JSON", "Varlink", "VarlinkNIO"]),
         .testTarget(name: "CurtainCoreTests", dependencies: ["CurtainCore"]),
+        .testTarget(name: "CurtainConfigTests", dependencies: ["CurtainConfig", "CurtainCore", "JSON"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "JSON"]),
         .testTarget(name: "VarlinkNIOTests", dependencies: ["VarlinkNIO", "Varlink", "JSON"]),
         // Runs the built varlink-certification against the official clients and servers.

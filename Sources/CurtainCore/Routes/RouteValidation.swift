@@ -1,19 +1,32 @@
 /// What is wrong with a route table: rules that can never win, rules whose order silently
 /// decides, and references to apps or screens that do not exist.
 public enum RouteProblem: Sendable, Hashable, CustomStringConvertible {
+    /// What names an app or a screen.
+    public enum Reference: Sendable, Hashable, CustomStringConvertible {
+        case deepLink(Int), push(Int), fallback, defaultScreen(app: String)
+        public var description: String {
+            switch self {
+            case .deepLink(let i): "deep link rule \(i + 1)"
+            case .push(let i): "push rule \(i + 1)"
+            case .fallback: "the fallback"
+            case .defaultScreen(let app): "the default screen of '\(app)'"
+            }
+        }
+    }
+
     /// Deep-link rule `rule` never wins: rule `by` matches every link it matches and ranks higher.
     case shadowed(rule: Int, by: Int)
     /// Two deep-link rules of equal rank can match the same link: only their order decides.
     case ambiguous(Int, Int)
-    case unknownApp(rule: String, app: String)
-    case unknownScreen(rule: String, app: String, screen: String)
+    case unknownApp(Reference, app: String)
+    case unknownScreen(Reference, app: String, screen: String)
 
     public var description: String {
         switch self {
         case .shadowed(let rule, let by): "deep link rule \(rule + 1) can never win: rule \(by + 1) matches every link it matches and ranks higher"
         case .ambiguous(let a, let b): "deep link rules \(a + 1) and \(b + 1) can match the same link with equal rank; give one a priority"
-        case .unknownApp(let rule, let app): "\(rule) names unknown app '\(app)'"
-        case .unknownScreen(let rule, let app, let screen): "\(rule) names screen '\(screen)', which app '\(app)' does not have"
+        case .unknownApp(let reference, let app): "\(reference) names unknown app '\(app)'"
+        case .unknownScreen(let reference, let app, let screen): "\(reference) names screen '\(screen)', which app '\(app)' does not have"
         }
     }
 }
@@ -23,15 +36,15 @@ extension RouteTable {
     /// depend on their order.
     public func problems() -> [RouteProblem] {
         var problems: [RouteProblem] = []
-        func check(_ label: String, _ app: String, _ screen: String) {
-            guard let routes = apps[app] else { return problems.append(.unknownApp(rule: label, app: app)) }
-            if !routes.screens.contains(screen) { problems.append(.unknownScreen(rule: label, app: app, screen: screen)) }
+        func check(_ reference: RouteProblem.Reference, _ app: String, _ screen: String) {
+            guard let routes = apps[app] else { return problems.append(.unknownApp(reference, app: app)) }
+            if !routes.screens.contains(screen) { problems.append(.unknownScreen(reference, app: app, screen: screen)) }
         }
-        for (i, rule) in deepLinks.enumerated() { check("deep link rule \(i + 1)", rule.app, rule.screen) }
-        for (i, rule) in pushRules.enumerated() { check("push rule \(i + 1)", rule.app, rule.screen) }
-        if let fallback { check("the fallback", fallback.app, fallback.screen) }
+        for (i, rule) in deepLinks.enumerated() { check(.deepLink(i), rule.app, rule.screen) }
+        for (i, rule) in pushRules.enumerated() { check(.push(i), rule.app, rule.screen) }
+        if let fallback { check(.fallback, fallback.app, fallback.screen) }
         for (app, routes) in apps.sorted(by: { $0.key < $1.key }) where !routes.screens.contains(routes.defaultScreen) {
-            problems.append(.unknownScreen(rule: "the default screen of '\(app)'", app: app, screen: routes.defaultScreen))
+            problems.append(.unknownScreen(.defaultScreen(app: app), app: app, screen: routes.defaultScreen))
         }
 
         for i in deepLinks.indices {

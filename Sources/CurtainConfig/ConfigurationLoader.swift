@@ -1,0 +1,166 @@
+import CurtainCore
+import JSON
+
+extension Configuration {
+    /// Largest configuration file accepted.
+    public static let maximumFileSize = 1024 * 1024
+
+    /// Reads a configuration from TOML text, checking all of it: unknown keys, wrong types,
+    /// values out of range, screens and apps that do not exist, patterns that can never win
+    /// or whose order silently decides, transitions that do not compile. Throws every problem
+    /// at once; returns only a configuration with none.
+    public init(toml text: String, file: String) throws(ConfigurationErrors) {
+        guard text.utf8.count <= Self.maximumFileSize else {
+            throw ConfigurationErrors(errors: [ConfigurationError(file: file, line: 1, column: 1, keyPath: "",
+                message: "the file is \(text.utf8.count) bytes, more than the limit of \(Self.maximumFileSize)")])
+        }
+        let document: JSONValue
+        do { document = try TOMLDocument.parse(text) } catch {
+            throw ConfigurationErrors(errors: [ConfigurationError(file: file, line: error.line, column: error.column, keyPath: "", message: error.message)])
+        }
+        var reader = ConfigReader(file: file, locator: KeyLocator(text))
+        self.init()
+        read(document, with: &reader)
+        if !reader.errors.isEmpty { throw ConfigurationErrors(errors: reader.errors) }
+    }
+
+    private mutating func read(_ document: JSONValue, with r: inout ConfigReader) {
+        let root = r.table(document, "", allowed: ["daemon", "display", "apps", "routes", "transitions"]) ?? [:]
+
+        if let daemon = r.table(root["daemon"], "daemon", allowed: ["socket", "socket_mode", "socket_group", "frame_rate", "min_hold",
+                                                                   "max_hold", "max_message_size", "max_connections", "max_connections_per_user"]) {
+            self.daemon.socket = r.string(daemon["socket"], "daemon.socket") ?? self.daemon.socket
+            if let mode = r.string(daemon["socket_mode"], "daemon.socket_mode") {
+                if let value = UInt32(mode, radix: 8), value <= 0o777 { self.daemon.socketMode = value }
+                else { r.fail("daemon.socket_mode", "'\(mode)' is not an octal mode such as \"0660\"") }
+            }
+            self.daemon.socketGroup = r.string(daemon["socket_group"], "daemon.socket_group")
+            self.daemon.frameRate = r.number(daemon["frame_rate"], "daemon.frame_rate", in: 1...1000)
+            self.daemon.minimumHold = r.number(daemon["min_hold"], "daemon.min_hold", in: 0...60) ?? self.daemon.minimumHold
+            self.daemon.maximumHold = r.number(daemon["max_hold"], "daemon.max_hold", in: 0.1...3600) ?? self.daemon.maximumHold
+            if self.daemon.minimumHold > self.daemon.maximumHold {
+                r.fail("daemon.min_hold", "\(self.daemon.minimumHold) s is longer than max_hold (\(self.daemon.maximumHold) s)")
+            }
+            self.daemon.maximumMessageSize = r.integer(daemon["max_message_size"], "daemon.max_message_size", in: 1024...(256 << 20)) ?? self.daemon.maximumMessageSize
+            self.daemon.maximumConnections = r.integer(daemon["max_connections"], "daemon.max_connections", in: 1...65536) ?? self.daemon.maximumConnections
+            self.daemon.maximumConnectionsPerUser = r.integer(daemon["max_connections_per_user"], "daemon.max_connections_per_user", in: 1...65536) ?? self.daemon.maximumConnectionsPerUser
+        }
+
+        if let display = r.table(root["display"], "display", allowed: ["width", "height", "refresh_rate"]) {
+            self.display.width = r.number(display["width"], "display.width", in: 1...32768) ?? self.display.width
+            self.display.height = r.number(display["height"], "display.height", in: 1...32768) ?? self.display.height
+            self.display.refreshRate = r.number(display["refresh_rate"], "display.refresh_rate", in: 1...1000) ?? self.display.refreshRate
+        }
+
+        var names = Set<String>()
+        for (index, value) in (r.array(root["apps"], "apps") ?? []).enumerated() {
+            let path = "apps[\(index)]"
+            guard let app = r.table(value, path, allowed: ["name", "exec", "environment", "working_directory", "screens", "default_screen",
+                                                           "readiness", "single_instance"]) else { continue }
+            guard let name = r.required(r.string(app["name"], "\(path).name"), "\(path).name") else { continue }
+            if !names.insert(name).inserted { r.fail("\(path).name", "app '\(name)' is defined twice") }
+            let exec = r.strings(app["exec"], "\(path).exec") ?? []
+            if exec.isEmpty { r.fail("\(path).exec", "needs at least the program to run, e.g. [\"/usr/bin/\(name)\"]") }
+            let screens = r.strings(app["screens"], "\(path).screens") ?? ["main"]
+            let defaultScreen = r.string(app["default_screen"], "\(path).default_screen") ?? screens.first ?? "main"
+            var environment: [String: String] = [:]
+            if let table = r.table(app["environment"], "\(path).environment", allowed: nil) {
+                for (key, value) in table { environment[key] = r.string(value, "\(path).environment.\(key)") }
+            }
+            var readiness = Readiness.ready
+            if let text = r.string(app["readiness"], "\(path).readiness") {
+                if let parsed = Readiness(rawValue: text) { readiness = parsed }
+                else { r.fail("\(path).readiness", "'\(text)' is not one of \(Readiness.allCases.map(\.rawValue).joined(separator: ", "))") }
+            }
+            apps.append(App(name: name, exec: exec, environment: environment, workingDirectory: r.string(app["working_directory"], "\(path).working_directory"),
+                            screens: screens, defaultScreen: defaultScreen, readiness: readiness,
+                            singleInstance: r.bool(app["single_instance"], "\(path).single_instance") ?? true))
+        }
+
+        var deepLinks: [DeepLinkRule] = []
+        var pushRules: [PushRule] = []
+        var fallback: Destination? = nil
+        var rulePaths: [String] = []
+        if let routes = r.table(root["routes"], "routes", allowed: ["deeplink", "push", "fallback"]) {
+            for (index, value) in (r.array(routes["deeplink"], "routes.deeplink") ?? []).enumerated() {
+                let path = "routes.deeplink[\(index)]"
+                guard let rule = r.table(value, path, allowed: ["pattern", "app", "screen", "priority", "query"]),
+                      let app = r.required(r.string(rule["app"], "\(path).app"), "\(path).app"),
+                      let screen = r.required(r.string(rule["screen"], "\(path).screen"), "\(path).screen"),
+                      let text = r.required(r.string(rule["pattern"], "\(path).pattern"), "\(path).pattern") else { continue }
+                let pattern: RoutePattern
+                do { pattern = try RoutePattern(parsing: text) } catch { r.fail("\(path).pattern", error.description); continue }
+                var query: [String: String] = [:]
+                if let table = r.table(rule["query"], "\(path).query", allowed: nil) {
+                    for (item, parameter) in table { query[item] = r.string(parameter, "\(path).query.\(item)") }
+                }
+                deepLinks.append(DeepLinkRule(app: app, screen: screen, pattern: pattern,
+                                              priority: r.integer(rule["priority"], "\(path).priority", in: -1000...1000) ?? 0, query: query))
+                rulePaths.append(path)
+            }
+            for (index, value) in (r.array(routes["push"], "routes.push") ?? []).enumerated() {
+                let path = "routes.push[\(index)]"
+                guard let rule = r.table(value, path, allowed: ["app", "screen", "priority", "equals", "present", "parameters"]),
+                      let app = r.required(r.string(rule["app"], "\(path).app"), "\(path).app"),
+                      let screen = r.required(r.string(rule["screen"], "\(path).screen"), "\(path).screen") else { continue }
+                var equals: [PushRule.KeyPath: JSONValue] = [:]
+                for (key, expected) in r.table(rule["equals"], "\(path).equals", allowed: nil) ?? [:] { equals[.init(key)] = expected }
+                var parameters: [String: PushRule.KeyPath] = [:]
+                if let table = r.table(rule["parameters"], "\(path).parameters", allowed: nil) {
+                    for (name, keyPath) in table { if let keyPath = r.string(keyPath, "\(path).parameters.\(name)") { parameters[name] = .init(keyPath) } }
+                }
+                pushRules.append(PushRule(app: app, screen: screen, equals: equals,
+                                          present: (r.strings(rule["present"], "\(path).present") ?? []).map(PushRule.KeyPath.init),
+                                          parameters: parameters, priority: r.integer(rule["priority"], "\(path).priority", in: -1000...1000) ?? 0))
+            }
+            if let table = r.table(routes["fallback"], "routes.fallback", allowed: ["app", "screen"]),
+               let app = r.required(r.string(table["app"], "routes.fallback.app"), "routes.fallback.app") {
+                let screen = r.string(table["screen"], "routes.fallback.screen") ?? apps.first { $0.name == app }?.defaultScreen ?? "main"
+                fallback = Destination(app: app, screen: screen)
+            }
+        }
+        routes = RouteTable(apps: apps.map { AppRoutes(name: $0.name, screens: $0.screens, defaultScreen: $0.defaultScreen) },
+                            deepLinks: deepLinks, pushRules: pushRules, fallback: fallback)
+        // Problems are named by key path here, not by the core's rule numbers (a rule that did
+        // not compile has no number there).
+        func path(_ reference: RouteProblem.Reference, _ key: String) -> String {
+            switch reference {
+            case .deepLink(let i): "\(rulePaths[i]).\(key)"
+            case .push(let i): "routes.push[\(i)].\(key)"
+            case .fallback: "routes.fallback.\(key)"
+            case .defaultScreen(let app): "apps[\(apps.firstIndex { $0.name == app } ?? 0)].default_screen"
+            }
+        }
+        for problem in routes.problems() {
+            switch problem {
+            case .shadowed(let rule, let by):
+                r.fail(rulePaths[rule], "can never win: \(rulePaths[by]) matches every link it matches and ranks higher")
+            case .ambiguous(let first, let second):
+                r.fail(rulePaths[second], "can match the same links as \(rulePaths[first]) with equal rank; give one a priority")
+            case .unknownApp(let reference, let app):
+                r.fail(path(reference, "app"), "unknown app '\(app)'")
+            case .unknownScreen(let reference, let app, let screen):
+                r.fail(path(reference, "screen"), "app '\(app)' has no screen '\(screen)'")
+            }
+        }
+
+        if let transitions = r.table(root["transitions"], "transitions", allowed: ["appear", "reveal"]) {
+            for key in ["appear", "reveal"] {
+                guard let value = transitions[key] else { continue }
+                let path = "transitions.\(key)"
+                guard let name = r.string(value, path) else { continue }
+                guard let document = Presets.document(named: name) else {
+                    r.fail(path, "unknown transition '\(name)' (presets: \(Presets.all.keys.sorted().joined(separator: ", ")))")
+                    continue
+                }
+                if key == "appear" { self.transitions.appear = document } else { self.transitions.reveal = document }
+            }
+        }
+        // Transitions must compile against this display.
+        for (key, document) in [("appear", self.transitions.appear), ("reveal", self.transitions.reveal)] {
+            do { _ = try Timeline(document: document, parameters: ["screen.width": display.width, "screen.height": display.height]) } catch {
+                r.fail("transitions.\(key)", error.description)
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import CurtainCore
+import Foundation
+import JSON
+import Testing
+@testable import CurtainConfig
+
+@Suite struct ConfigurationTests {
+    static let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("config/curtain.toml").path
+
+    func errors(_ text: String) -> [String] {
+        do { _ = try Configuration(toml: text, file: "c.toml"); return [] } catch { return error.errors.map(\.description) }
+    }
+
+    @Test func shippedConfigurationIsClean() throws {
+        let text = try String(contentsOfFile: Self.shipped, encoding: .utf8)
+        let configuration = try Configuration(toml: text, file: Self.shipped)
+        #expect(configuration.apps.map(\.name) == ["shop", "chat"])
+        #expect(configuration.apps[0].readiness == .content)
+        #expect(configuration.daemon.socketMode == 0o660)
+        let product = try configuration.routes.resolve(.deeplink("shop://product/42?ref=mail"))
+        #expect(product.destination == Destination(app: "shop", screen: "product", parameters: ["id": .int(42), "referrer": .string("mail")]))
+        let push = try configuration.routes.resolve(.push(app: nil, payload: ["aps": ["category": "chat"], "target": ["thread": "t"]]))
+        #expect(push.destination == Destination(app: "chat", screen: "thread", parameters: ["thread": .string("t")]))
+        #expect(try configuration.routes.resolve(.deeplink("nope://x")).destination.reason == "unmatched")
+    }
+
+    @Test func noFileMeansDefaults() throws {
+        let configuration = try Configuration(toml: "", file: "empty.toml")
+        #expect(configuration.apps.isEmpty)
+        #expect(configuration.daemon.socket == "/run/curtain/io.curtain.Launcher")
+        #expect(configuration.transitions.reveal.name == "yula-mask-reveal")
+    }
+
+    @Test func syntaxErrorsHaveTheirPosition() {
+        let e = errors("[daemon]\nsocket = \"unterminated\n")
+        #expect(e.count == 1)
+        #expect(e[0].hasPrefix("c.toml:2:"))
+    }
+
+    @Test func everyProblemIsReportedWithItsLocation() {
+        let text = """
+        [daemon]
+        min_hold = 20
+        max_hold = 5
+        sokcet = "/run/x"
+
+        [display]
+        width = "wide"
+
+        [[apps]]
+        name = "shop"
+        exec = []
+        screens = ["home"]
+        default_screen = "cart"
+        readiness = "soon"
+
+        [[routes.deeplink]]
+        pattern = "shop://p/<date:d>"
+        app = "shop"
+        screen = "home"
+
+        [[routes.deeplink]]
+        pattern = "shop://p/<id>"
+        app = "shop"
+        screen = "home"
+
+        [[routes.deeplink]]
+        pattern = "shop://p/<name>"
+        app = "shop"
+        screen = "gone"
+
+        [transitions]
+        reveal = "fade-to-black"
+        """
+        #expect(errors(text) == [
+            "c.toml:4:1: daemon.sokcet: unknown key 'sokcet' (known here: frame_rate, max_connections, max_connections_per_user, max_hold, max_message_size, min_hold, socket, socket_group, socket_mode)",
+            "c.toml:2:1: daemon.min_hold: 20.0 s is longer than max_hold (5.0 s)",
+            "c.toml:7:1: display.width: expected a number",
+            "c.toml:11:1: apps[0].exec: needs at least the program to run, e.g. [\"/usr/bin/shop\"]",
+            "c.toml:14:1: apps[0].readiness: 'soon' is not one of ready, skeleton, content, interactive",
+            "c.toml:17:1: routes.deeplink[0].pattern: invalid pattern 'shop://p/<date:d>': unknown placeholder type 'date' (known: string, int, uuid, float, path)",
+            "c.toml:29:1: routes.deeplink[2].screen: app 'shop' has no screen 'gone'",
+            "c.toml:13:1: apps[0].default_screen: app 'shop' has no screen 'cart'",
+            "c.toml:26:1: routes.deeplink[2]: can never win: routes.deeplink[1] matches every link it matches and ranks higher",
+            "c.toml:32:1: transitions.reveal: unknown transition 'fade-to-black' (presets: yula-appear, yula-mask-reveal)",
+        ])
+    }
+
+    @Test func inlineTableKeysAreLocated() {
+        let text = """
+        [[apps]]
+        name = "a"
+        exec = ["/bin/a"]
+        environment = { LANG = "C", DEPTH = 3 }
+        """
+        #expect(errors(text) == ["c.toml:4:29: apps[0].environment.DEPTH: expected a string"])
+    }
+
+    @Test func sizeLimit() {
+        let big = String(repeating: "#", count: Configuration.maximumFileSize + 1)
+        #expect(errors(big) == ["c.toml:1:1: the file is 1048577 bytes, more than the limit of 1048576"])
+        #expect(errors(String(repeating: "#", count: Configuration.maximumFileSize)) == [])
+    }
+}
