@@ -29,6 +29,7 @@ let package = Package(
             dependencies: [
                 "CurtainCore",
                 "CurtainConfig",
+                "JSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -21,7 +21,9 @@ extension Configuration {
         var reader = ConfigReader(file: file, locator: KeyLocator(text))
         self.init()
         read(document, with: &reader)
-        if !reader.errors.isEmpty { throw ConfigurationErrors(errors: reader.errors) }
+        // In file order, as an editor would walk them.
+        let errors = reader.errors.enumerated().sorted { ($0.element.line, $0.element.column, $0.offset) < ($1.element.line, $1.element.column, $1.offset) }
+        if !errors.isEmpty { throw ConfigurationErrors(errors: errors.map(\.element)) }
     }
 
     private mutating func read(_ document: JSONValue, with r: inout ConfigReader) {

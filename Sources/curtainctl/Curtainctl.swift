@@ -16,7 +16,7 @@ struct Curtainctl: ParsableCommand {
         Exit status: 0 success, 1 failure, 2 usage or input error.
         """,
         version: CurtainVersion.string,
-        subcommands: [CurveCommand.self, TimelineCommand.self]
+        subcommands: [CurveCommand.self, TimelineCommand.self, ConfigCommand.self, RouteCommand.self]
     )
 
     /// Numbers after `--at` may be negative (extrapolation); ArgumentParser would take "-0.5"

@@ -74,15 +74,15 @@ import Testing
         reveal = "fade-to-black"
         """
         #expect(errors(text) == [
-            "c.toml:4:1: daemon.sokcet: unknown key 'sokcet' (known here: frame_rate, max_connections, max_connections_per_user, max_hold, max_message_size, min_hold, socket, socket_group, socket_mode)",
             "c.toml:2:1: daemon.min_hold: 20.0 s is longer than max_hold (5.0 s)",
+            "c.toml:4:1: daemon.sokcet: unknown key 'sokcet' (known here: frame_rate, max_connections, max_connections_per_user, max_hold, max_message_size, min_hold, socket, socket_group, socket_mode)",
             "c.toml:7:1: display.width: expected a number",
             "c.toml:11:1: apps[0].exec: needs at least the program to run, e.g. [\"/usr/bin/shop\"]",
+            "c.toml:13:1: apps[0].default_screen: app 'shop' has no screen 'cart'",
             "c.toml:14:1: apps[0].readiness: 'soon' is not one of ready, skeleton, content, interactive",
             "c.toml:17:1: routes.deeplink[0].pattern: invalid pattern 'shop://p/<date:d>': unknown placeholder type 'date' (known: string, int, uuid, float, path)",
-            "c.toml:29:1: routes.deeplink[2].screen: app 'shop' has no screen 'gone'",
-            "c.toml:13:1: apps[0].default_screen: app 'shop' has no screen 'cart'",
             "c.toml:26:1: routes.deeplink[2]: can never win: routes.deeplink[1] matches every link it matches and ranks higher",
+            "c.toml:29:1: routes.deeplink[2].screen: app 'shop' has no screen 'gone'",
             "c.toml:32:1: transitions.reveal: unknown transition 'fade-to-black' (presets: yula-appear, yula-mask-reveal)",
         ])
     }

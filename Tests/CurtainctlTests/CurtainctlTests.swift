@@ -133,3 +133,55 @@ struct CLI {
         #expect(reparsed == original)
     }
 }
+
+@Suite struct ConfigAndRouteCommandTests {
+    static let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("config/curtain.toml").path
+
+    @Test func shippedConfigurationChecksClean() throws {
+        let r = try CLI.run("config", "check", Self.shipped)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "\(Self.shipped): ok — 2 apps, 4 deep-link rules, 2 push rules, fallback shop/home, display 1920×1080 at 60 Hz, transitions yula-appear / yula-mask-reveal\n")
+    }
+
+    @Test func problemsAreListedWithLocations() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(getpid()).toml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "[display]\nwidth = 0\n\n[[apps]]\nname = \"a\"\nexec = [\"/bin/a\"]\ncolour = \"red\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try CLI.run("config", "check", path)
+        #expect(r.status == 1)
+        #expect(r.stderr == """
+        \(path):2:1: display.width: 0.0 is outside 1.0...32768.0
+        \(path):7:1: apps[0].colour: unknown key 'colour' (known here: default_screen, environment, exec, name, readiness, screens, single_instance, working_directory)
+        curtainctl config check: \(path) has 2 problems
+
+        """)
+        #expect(try CLI.run("config", "check", path + ".missing").status == 2)
+    }
+
+    @Test func explainShowsEveryRulesVerdict() throws {
+        let r = try CLI.run("route", "explain", "--deeplink", "shop://product/42?ref=mail", "--config", Self.shipped)
+        #expect(r.status == 0)
+        #expect(r.stdout == """
+        destination: shop/product  id=42 referrer=mail
+        rules:
+          ✗ 1. shop://product/sale → shop/sale — no match: segment 1 is '42', not 'sale'
+          ✓ 2. shop://product/<int:id> → shop/product — won
+          ✗ 3. shop://search/<path:terms> → shop/search — no match: host 'product' is not 'search'
+          ✗ 4. chat://thread/<uuid:thread> → chat/thread — no match: scheme 'shop' is not 'chat'
+
+        """)
+        let push = try CLI.run("route", "explain", "--push", #"{"aps": {"category": "chat"}, "target": {"thread": "t1"}}"#, "--config", Self.shipped)
+        #expect(push.stdout.hasPrefix("destination: chat/thread  thread=t1\n"))
+        #expect(push.stdout.contains("· 2. push [aps.category == \"chat\"] → chat/inbox — matched, lost to rule 1: fewer conditions (1 < 2)"))
+    }
+
+    @Test func badInputExitsTwo() throws {
+        let bad = try CLI.run("route", "explain", "--deeplink", "shop://x/%zz", "--config", Self.shipped)
+        #expect(bad.status == 2)
+        #expect(bad.stderr == "curtainctl route explain: invalid deep link 'shop://x/%zz': '%zz' has a '%' that is not followed by two hex digits\n")
+        let json = try CLI.run("route", "explain", "--push", "[1]", "--config", Self.shipped)
+        #expect(json.stderr == "curtainctl route explain: --push: the payload must be a JSON object\n")
+        #expect(try CLI.run("route", "explain", "--config", Self.shipped).status == 2)
+    }
+}
