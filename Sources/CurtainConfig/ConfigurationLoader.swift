@@ -57,26 +57,30 @@ extension Configuration {
         var names = Set<String>()
         for (index, value) in (r.array(root["apps"], "apps") ?? []).enumerated() {
             let path = "apps[\(index)]"
-            guard let app = r.table(value, path, allowed: ["name", "exec", "environment", "working_directory", "screens", "default_screen",
-                                                           "readiness", "single_instance"]) else { continue }
-            guard let name = r.required(r.string(app["name"], "\(path).name"), "\(path).name") else { continue }
+            guard let table = r.table(value, path, allowed: ["name", "exec", "environment", "working_directory", "screens", "default_screen",
+                                                             "readiness", "single_instance"]) else { continue }
+            guard let name = r.required(r.string(table["name"], "\(path).name"), "\(path).name") else { continue }
             if !names.insert(name).inserted { r.fail("\(path).name", "app '\(name)' is defined twice") }
-            let exec = r.strings(app["exec"], "\(path).exec") ?? []
+            let exec = r.strings(table["exec"], "\(path).exec") ?? []
             if exec.isEmpty { r.fail("\(path).exec", "needs at least the program to run, e.g. [\"/usr/bin/\(name)\"]") }
-            let screens = r.strings(app["screens"], "\(path).screens") ?? ["main"]
-            let defaultScreen = r.string(app["default_screen"], "\(path).default_screen") ?? screens.first ?? "main"
+            let screens = r.strings(table["screens"], "\(path).screens") ?? ["main"]
+            let defaultScreen = r.string(table["default_screen"], "\(path).default_screen") ?? screens.first ?? "main"
             var environment: [String: String] = [:]
-            if let table = r.table(app["environment"], "\(path).environment", allowed: nil) {
+            if let table = r.table(table["environment"], "\(path).environment", allowed: nil) {
                 for (key, value) in table { environment[key] = r.string(value, "\(path).environment.\(key)") }
             }
             var readiness = Readiness.ready
-            if let text = r.string(app["readiness"], "\(path).readiness") {
+            if let text = r.string(table["readiness"], "\(path).readiness") {
                 if let parsed = Readiness(rawValue: text) { readiness = parsed }
                 else { r.fail("\(path).readiness", "'\(text)' is not one of \(Readiness.allCases.map(\.rawValue).joined(separator: ", "))") }
             }
-            apps.append(App(name: name, exec: exec, environment: environment, workingDirectory: r.string(app["working_directory"], "\(path).working_directory"),
+            let app = App(name: name, exec: exec, environment: environment, workingDirectory: r.string(table["working_directory"], "\(path).working_directory"),
                             screens: screens, defaultScreen: defaultScreen, readiness: readiness,
-                            singleInstance: r.bool(app["single_instance"], "\(path).single_instance") ?? true))
+                            singleInstance: r.bool(table["single_instance"], "\(path).single_instance") ?? true)
+            for element in app.malformedPlaceholders {
+                r.fail("\(path).exec", "'\(element)' is not a placeholder; use {screen} or {param:NAME}")
+            }
+            apps.append(app)
         }
 
         var deepLinks: [DeepLinkRule] = []
@@ -150,6 +154,16 @@ extension Configuration {
             for key in ["appear", "reveal"] {
                 guard let value = transitions[key] else { continue }
                 let path = "transitions.\(key)"
+                if case .object = value {
+                    // An inline timeline document (docs/timeline.md), in TOML.
+                    do {
+                        let document = try TimelineDocument(json: JSONWriter.bytes(value))
+                        if key == "appear" { self.transitions.appear = document } else { self.transitions.reveal = document }
+                    } catch {
+                        r.fail(error.path.isEmpty ? path : "\(path).\(error.path)", error.message)
+                    }
+                    continue
+                }
                 guard let name = r.string(value, path) else { continue }
                 guard let document = Presets.document(named: name) else {
                     r.fail(path, "unknown transition '\(name)' (presets: \(Presets.all.keys.sorted().joined(separator: ", ")))")
@@ -161,7 +175,7 @@ extension Configuration {
         // Transitions must compile against this display.
         for (key, document) in [("appear", self.transitions.appear), ("reveal", self.transitions.reveal)] {
             do { _ = try Timeline(document: document, parameters: ["screen.width": display.width, "screen.height": display.height]) } catch {
-                r.fail("transitions.\(key)", error.description)
+                r.fail(error.path.isEmpty ? "transitions.\(key)" : "transitions.\(key).\(error.path)", error.message)
             }
         }
     }

@@ -103,3 +103,82 @@ import Testing
         #expect(errors(String(repeating: "#", count: Configuration.maximumFileSize)) == [])
     }
 }
+
+@Suite struct AppArgumentsTests {
+    @Test func placeholdersAreWholeArguments() throws {
+        let configuration = try Configuration(toml: """
+        [[apps]]
+        name = "shop"
+        exec = ["/usr/bin/shop", "--screen", "{screen}", "--id", "{param:id}", "--missing", "{param:nope}", "x{screen}"]
+        screens = ["product"]
+        """, file: "c.toml")
+        let destination = Destination(app: "shop", screen: "product", parameters: ["id": .string("42; rm -rf /")])
+        #expect(configuration.apps[0].arguments(for: destination)
+                == ["/usr/bin/shop", "--screen", "product", "--id", "42; rm -rf /", "--missing", "", "x{screen}"])
+    }
+
+    @Test func malformedPlaceholdersAreErrors() {
+        do {
+            _ = try Configuration(toml: "[[apps]]\nname = \"a\"\nexec = [\"/bin/a\", \"{scren}\"]\n", file: "c.toml")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.errors.map(\.description) == ["c.toml:3:1: apps[0].exec: '{scren}' is not a placeholder; use {screen} or {param:NAME}"])
+        }
+    }
+}
+
+@Suite struct TransitionConfigurationTests {
+    @Test func inlineTimelineInTOML() throws {
+        let configuration = try Configuration(toml: """
+        [transitions.reveal]
+        name = "fade"
+
+        [[transitions.reveal.animations]]
+        layer = "splash"
+        property = "opacity"
+        from = 1
+        to = 0
+        duration = 0.25
+        timing = "ease-out"
+        fill = "forwards"
+        """, file: "c.toml")
+        #expect(configuration.transitions.reveal.name == "fade")
+        let timeline = try Timeline(document: configuration.transitions.reveal)
+        #expect(timeline.duration == 0.25)
+    }
+
+    @Test func inlineTimelineErrorsAreLocated() {
+        do {
+            _ = try Configuration(toml: """
+            [transitions.reveal]
+            name = "fade"
+
+            [[transitions.reveal.animations]]
+            layer = "splash"
+            property = "opacity"
+            from = 1
+            to = 0
+            duration = 0.25
+            timing = "cubic-bezier(2, 0, 0, 1)"
+            """, file: "c.toml")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.errors.map(\.description) == [
+                "c.toml:10:1: transitions.reveal.animations[0].timing: cubic-bezier(2, 0, 0, 1): x1 must be within [0, 1]",
+            ])
+        }
+    }
+}
+
+@Suite struct ReloadTests {
+    /// A bad configuration never replaces a good one.
+    @Test func reloadIsAllOrNothing() throws {
+        var holder = ConfigurationHolder(try Configuration(toml: "[display]\nwidth = 800\n", file: "c.toml"))
+        #expect(throws: ConfigurationErrors.self) { try holder.reload(toml: "[display]\nwidth = 1024\nheight = \"tall\"\n", file: "c.toml") }
+        #expect(holder.current.display.width == 800)
+        #expect(holder.generation == 0)
+        try holder.reload(toml: "[display]\nwidth = 1024\n", file: "c.toml")
+        #expect(holder.current.display.width == 1024)
+        #expect(holder.generation == 1)
+    }
+}
