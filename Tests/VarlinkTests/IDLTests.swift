@@ -71,6 +71,14 @@ import Testing
         #expect(try VarlinkInterface(parsing: service.description) == service)
     }
 
+    /// Found by the fuzzer: a doc line whose text starts with a combining mark, or holds "\r".
+    @Test func documentationRoundTripsByteForByte() throws {
+        for doc in ["#\u{07EB}he", "# \u{07EB}he", "#  two spaces", "# cr\r", "#"] {
+            let interface = try VarlinkInterface(parsing: doc + "\ninterface a.b\nmethod M() -> ()\n")
+            #expect(try VarlinkInterface(parsing: interface.description) == interface, "\(doc.debugDescription)")
+        }
+    }
+
     @Test func errorsGiveLineAndColumn() {
         #expect(parseError("") == "line 1, column 1: expected 'interface', found end of input")
         #expect(parseError("interface foo") == "line 1, column 11: 'foo' is not a valid interface name (reverse-domain, e.g. org.example.ping)")

@@ -70,11 +70,12 @@ struct IDLParser {
                 newlinesInARow += 1
                 if newlinesInARow >= 2 { pendingDoc = [] }
             case UInt8(ascii: "#"):
-                let start = position + 1
+                var start = position + 1
                 while let d = current, d != 10 { position += 1 }
-                var text = String(decoding: bytes[start..<position], as: UTF8.self)
-                if text.hasPrefix(" ") { text.removeFirst() }
-                pendingDoc.append(text)
+                // Drop one space after '#', as a byte: a space followed by a combining mark is
+                // one Character, and must not be taken for a plain space.
+                if start < position, bytes[start] == 32 { start += 1 }
+                pendingDoc.append(String(decoding: bytes[start..<position], as: UTF8.self))
                 newlinesInARow = 0
             default:
                 return

@@ -18,8 +18,9 @@ extension VarlinkInterface: CustomStringConvertible {
 
     private static func comment(_ documentation: String) -> String {
         guard !documentation.isEmpty else { return "" }
-        return documentation.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.isEmpty ? "#\n" : "# \($0)\n" }.joined()
+        // Split on the newline byte: "\r\n" is a single Character and would not split.
+        return documentation.utf8.split(separator: 10, omittingEmptySubsequences: false)
+            .map { $0.isEmpty ? "#\n" : "# \(String(decoding: $0, as: UTF8.self))\n" }.joined()
     }
 }
 
