@@ -30,7 +30,7 @@ release: setup
 	$(SWIFT) build -c release
 
 # Every test (the certification suites need the python venv and varlink-go from setup),
-# then a fixed-seed fuzzing pass over the Varlink parsers (deterministic: see Fuzz/run).
+# then a bounded fixed-seed fuzzing pass over the Varlink parsers (see Fuzz/run).
 test: setup
 	$(SWIFT) build
 	CI=$${CI:-} $(SWIFT) test
