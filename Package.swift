@@ -33,6 +33,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // libsystemd (Debian's libsystemd-dev, installed by `make setup`).
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "Systemd", dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]),
+        // Test kit: logs and notifies from a separate process for Tests/SystemdTests.
+        .executableTarget(name: "systemd-probe", dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]),
         // JSON values, a strict parser and a writer: shared by Varlink and CurtainCore (payloads).
         .target(name: "JSON"),
         .target(name: "Varlink", dependencies: ["JSON"]),
@@ -53,6 +58,7 @@ let package = Package(
         ),
         .executableTarget(name: "varlink-certification", dependencies: ["JSON", "Varlink", "VarlinkNIO"]),
         .testTarget(name: "CurtainCoreTests", dependencies: ["CurtainCore"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "CurtainConfigTests", dependencies: ["CurtainConfig", "CurtainCore", "JSON"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "JSON"]),
         .testTarget(name: "VarlinkNIOTests", dependencies: ["VarlinkNIO", "Varlink", "JSON"]),

@@ -1,0 +1,26 @@
+import Logging
+import Systemd
+
+// Test kit for Tests/SystemdTests: logs through JournalLogHandler or notifies through
+// Notifier, as a separate process (the journal test runs it inside a private mount namespace
+// with its own journald).
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "log":
+    var logger = Logger(label: "probe") { JournalLogHandler(label: $0, identifier: "curtain-probe") }
+    logger.logLevel = .debug
+    logger[metadataKey: "curtain_app"] = "shop"
+    logger.notice("launch revealed", metadata: [
+        "message_id": "8d8e5a7f3c1a4b0e9f2d6c4b1a0e7d53",
+        "curtain_launch_id": "42",
+        "curtain.route": "deeplink",
+        "_trusted": "dropped",
+    ])
+case "notify":
+    let notifier = Notifier()
+    let delivered = notifier.ready(status: "idle") && notifier.reloading() && notifier.status("2 launches")
+        && notifier.watchdog() && notifier.stopping()
+    print(delivered ? "delivered" : "not delivered")
+default:
+    print("usage: systemd-probe log|notify")
+}
