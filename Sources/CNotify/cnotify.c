@@ -1,0 +1,59 @@
+// recvmsg(2) with SCM_CREDENTIALS and SCM_RIGHTS: Swift cannot use the CMSG_* macros, and
+// SwiftNIO does not receive credentials on datagram sockets.
+#define _GNU_SOURCE
+#include "cnotify.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define CURTAIN_MAX_FDS 16
+
+#include <sys/syscall.h>
+
+int curtain_pidfd_open(pid_t pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int curtain_notify_passcred(int fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
+}
+
+ssize_t curtain_notify_receive(int fd, void *buffer, size_t length, struct curtain_notify_meta *meta) {
+    union {
+        struct cmsghdr header;
+        char space[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * CURTAIN_MAX_FDS)];
+    } control;
+    struct iovec iov = { .iov_base = buffer, .iov_len = length };
+    struct msghdr message = {
+        .msg_iov = &iov, .msg_iovlen = 1,
+        .msg_control = &control, .msg_controllen = sizeof(control),
+    };
+    memset(meta, 0, sizeof(*meta));
+    ssize_t n = recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC | MSG_TRUNC);
+    if (n < 0) return -1;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&message); c; c = CMSG_NXTHDR(&message, c)) {
+        if (c->cmsg_level != SOL_SOCKET) continue;
+        if (c->cmsg_type == SCM_CREDENTIALS && c->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
+            struct ucred credentials;
+            memcpy(&credentials, CMSG_DATA(c), sizeof(credentials));
+            meta->pid = credentials.pid;
+            meta->uid = credentials.uid;
+            meta->gid = credentials.gid;
+        } else if (c->cmsg_type == SCM_RIGHTS) {
+            int count = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            for (int i = 0; i < count; i++) {
+                int passed;
+                memcpy(&passed, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                close(passed);
+            }
+            meta->fds += count;
+        }
+    }
+    // Control data that did not fit: descriptors beyond the buffer were closed by the kernel.
+    if ((size_t)n > length || (message.msg_flags & MSG_TRUNC)) meta->truncated = 1;
+    return n > (ssize_t)length ? (ssize_t)length : n;
+}

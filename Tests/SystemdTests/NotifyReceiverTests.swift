@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CurtainTestKit
+import Foundation
+import Testing
+@testable import Systemd
+
+/// The notify socket against the real senders: systemd-notify (with its BARRIER=1 and fd),
+/// python's systemd.daemon, a burst larger than the kernel's queue, oversized datagrams.
+@Suite struct NotifyReceiverTests {
+    static let python = "/usr/bin/python3"
+
+    func receiver() throws -> NotifyReceiver {
+        try NotifyReceiver(path: TestEnvironment.temporaryDirectory("notify").appendingPathComponent("notify").path)
+    }
+
+    func messages(_ receiver: NotifyReceiver, count: Int) async -> [NotifyReceiver.Datagram] {
+        var received: [NotifyReceiver.Datagram] = []
+        for await datagram in receiver.datagrams {
+            received.append(datagram)
+            if received.count == count { break }
+        }
+        return received
+    }
+
+    @Test(.timeLimit(.minutes(1))) func systemdNotifyWithItsBarrier() async throws {
+        let receiver = try receiver()
+        defer { receiver.stop() }
+        // It waits until the receiver closes the fd it passed with BARRIER=1: exiting 0 at all
+        // proves the barrier was answered.
+        let sender = try await TestProcess("/usr/bin/systemd-notify", ["--ready", "--status=catalogue loaded"],
+                                           environment: ["NOTIFY_SOCKET": receiver.path])
+        let received = await messages(receiver, count: 2)
+        #expect(await sender.finish(within: 20).status == 0)
+        let ready = try NotifyMessage(parsing: received[0].bytes)
+        #expect(ready.ready && ready.status == "catalogue loaded")
+        #expect(received[0].pid > 0 && received[0].uid == getuid())
+        let barrier = try NotifyMessage(parsing: received[1].bytes)
+        #expect(barrier.barrier && received[1].passedDescriptors == 1)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func pythonSystemdDaemonAndABurstBeyondTheQueue() async throws {
+        guard TestEnvironment.isExecutable(Self.python) else { return }
+        let receiver = try receiver()
+        defer { receiver.stop() }
+        // net.unix.max_dgram_qlen is 10 here: 20 in a row only all arrive if we keep draining.
+        let script = """
+        from systemd import daemon
+        for i in range(19):
+            assert daemon.notify(f"STATUS=step {i}")
+        assert daemon.notify("READY=1\\nX_CURTAIN_STAGE=content")
+        print("sent", flush=True)
+        """
+        let sender = try await TestProcess(Self.python, ["-c", script], environment: ["NOTIFY_SOCKET": receiver.path])
+        let received = await messages(receiver, count: 20)
+        let finished = await sender.finish(within: 20)
+        #expect(finished.status == 0 && finished.output == "sent\n", "\(finished.output)")
+        #expect(received.count == 20)
+        #expect(try NotifyMessage(parsing: received[7].bytes).status == "step 7")
+        let last = try NotifyMessage(parsing: received[19].bytes)
+        #expect(last.ready && last.stage == "content")
+        #expect(Set(received.map(\.pid)) == [sender.pid])   // the kernel's word, not the sender's
+    }
+
+    @Test(.timeLimit(.minutes(1))) func oversizedDatagramsAreMarked() async throws {
+        let receiver = try receiver()
+        defer { receiver.stop() }
+        let script = """
+        import socket, os
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        s.sendto(b"STATUS=" + b"x" * 5000, os.environ["NOTIFY_SOCKET"])
+        s.sendto(b"READY=1", os.environ["NOTIFY_SOCKET"])
+        """
+        _ = try await TestProcess.run(Self.python, ["-c", script], environment: ["NOTIFY_SOCKET": receiver.path])
+        let received = await messages(receiver, count: 2)
+        #expect(received[0].truncated)
+        #expect(throws: NotifyMessage.ParseError.tooLong(4097)) { try NotifyMessage(parsing: received[0].bytes) }
+        #expect(!received[1].truncated)
+    }
+}
+
+@Suite struct NotifyMessageTests {
+    @Test func everyKeyCurtainUnderstands() throws {
+        let m = try NotifyMessage(parsing: Array("READY=1\nSTATUS=a=b\nERRNO=2\nEXTEND_TIMEOUT_USEC=5000000\nX_CURTAIN_STAGE=skeleton\nX_CURTAIN_ELEMENTS={\"logo\":{}}\nMAINPID=7\nSTOPPING=1".utf8))
+        #expect(m.ready && m.stopping && m.status == "a=b" && m.errno == 2 && m.extendTimeoutMicroseconds == 5_000_000)
+        #expect(m.stage == "skeleton" && m.elements == #"{"logo":{}}"# && m.ignored == ["MAINPID"])
+    }
+
+    @Test func malformedMessagesAreRejectedPrecisely() {
+        #expect(throws: NotifyMessage.ParseError.empty) { try NotifyMessage(parsing: Array("\n\n".utf8)) }
+        #expect(throws: NotifyMessage.ParseError.notAnAssignment("READY")) { try NotifyMessage(parsing: Array("READY".utf8)) }
+        #expect(throws: NotifyMessage.ParseError.badValue(key: "READY", value: "yes")) { try NotifyMessage(parsing: Array("READY=yes".utf8)) }
+        #expect(throws: NotifyMessage.ParseError.badValue(key: "EXTEND_TIMEOUT_USEC", value: "-1")) { try NotifyMessage(parsing: Array("EXTEND_TIMEOUT_USEC=-1".utf8)) }
+        #expect(throws: NotifyMessage.ParseError.notUTF8) { try NotifyMessage(parsing: [0x53, 0x3d, 0xff]) }
+        #expect(throws: NotifyMessage.ParseError.tooLong(4097)) { try NotifyMessage(parsing: [UInt8](repeating: 0x41, count: 4097)) }
+        #expect(throws: Never.self) { try NotifyMessage(parsing: Array(("STATUS=" + String(repeating: "x", count: 4089)).utf8)) }
+    }
+}
