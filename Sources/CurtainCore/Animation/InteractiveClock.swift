@@ -49,6 +49,27 @@ public struct InteractiveClock: Sendable, Hashable {
 
     public func phase(at t: Double) -> Phase { resolved(at: t).phase }
 
+    /// When the clock ends if nobody touches it, and how (finished or cancelled); nil while
+    /// paused or once ended. A driver sleeps until `time` and then treats the clock as ended,
+    /// so rounding in `progress(at:)` can never keep a transition alive past its end.
+    public var scheduledEnd: (time: Double, phase: Phase)? {
+        switch state {
+        case .moving(let time, let progress, let forward):
+            return forward ? (time + (1 - progress) * duration, .finished) : (time + progress * duration, .cancelled)
+        case .completing(_, let end, _, let target, _):
+            return (end, target == 1 ? .finished : .cancelled)
+        case .paused, .ended:
+            return nil
+        }
+    }
+
+    /// Whether the clock had ended by `t`, by its own state or by its scheduled end.
+    public func hasEnded(at t: Double) -> Phase? {
+        if case .ended(let phase) = state { return phase }
+        if let end = scheduledEnd, t >= end.time { return end.phase }
+        return nil
+    }
+
     /// Jumps to `progress`; a moving clock carries on from there, a paused one stays put.
     public mutating func seek(to progress: Double, at t: Double) throws(ClockError) {
         guard progress.isFinite, (0...1).contains(progress) else { throw .progressOutOfRange(progress) }
