@@ -18,6 +18,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         .target(
@@ -28,16 +31,51 @@ let package = Package(
             name: "curtainctl",
             dependencies: [
                 "CurtainCore",
-                "CurtainConfig",
+                "CurtainctlSupport",
                 "JSON",
+                "Varlink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // config check and route explain read TOML (TOMLKit needs Foundation): a helper that
+        // curtainctl executes, so curtainctl itself starts without Foundation.
+        .executableTarget(
+            name: "curtainctl-config",
+            dependencies: ["CurtainCore", "CurtainConfig", "CurtainctlSupport", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .target(name: "CurtainctlSupport", dependencies: ["CurtainCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // libsystemd (Debian's libsystemd-dev, installed by `make setup`).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        .target(name: "Systemd", dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]),
+        // recvmsg with SCM_CREDENTIALS/SCM_RIGHTS for the notify socket (CMSG_* are macros).
+        .target(name: "CNotify"),
+        .target(name: "Systemd", dependencies: ["CSystemd", "CNotify", .product(name: "Logging", package: "swift-log")]),
+        // Composition: configuration, Varlink server, systemd integration, lifecycle.
+        .target(
+            name: "CurtainDaemon",
+            dependencies: [
+                "CurtainConfig", "Systemd", "Varlink", "VarlinkNIO",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            // The Varlink interface files are the source of truth, compiled in as bytes.
+            resources: [.embedInCode("Interface/io.curtain.Launcher.varlink"), .embedInCode("Interface/io.curtain.App.varlink")]
+        ),
+        .executableTarget(
+            name: "curtaind",
+            dependencies: ["CurtainDaemon", "CurtainConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // A destination app for demos and tests: sd_notify stages, elements, warm starts.
+        .executableTarget(
+            name: "curtain-demo-app",
+            dependencies: ["Systemd", "Varlink", "VarlinkNIO", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         // Test kit: logs and notifies from a separate process for Tests/SystemdTests.
-        .executableTarget(name: "systemd-probe", dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]),
+        .executableTarget(name: "systemd-probe", dependencies: ["Systemd", "CurtainDaemon", .product(name: "Logging", package: "swift-log")]),
         // JSON values, a strict parser and a writer: shared by Varlink and CurtainCore (payloads).
         .target(name: "JSON"),
         .target(name: "Varlink", dependencies: ["JSON"]),
@@ -57,14 +95,25 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "varlink-certification", dependencies: ["JSON", "Varlink", "VarlinkNIO"]),
+        // Test kit shipped beside the library: child processes with bounded waits, a notify
+        // socket, raw Varlink calls, where the built products are.
+        .target(
+            name: "CurtainTestKit",
+            dependencies: [
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
         .testTarget(name: "CurtainCoreTests", dependencies: ["CurtainCore"]),
-        .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "CurtainDaemon", "CurtainTestKit"], exclude: ["journal_harness.py"]),
+        // Runs the built curtaind under systemd-socket-activate with a notify socket.
+        .testTarget(name: "DaemonTests", dependencies: ["CNotify", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit", "Varlink", "VarlinkNIO", .product(name: "NIOPosix", package: "swift-nio")], exclude: ["launch_client.py", "apps"]),
         .testTarget(name: "CurtainConfigTests", dependencies: ["CurtainConfig", "CurtainCore", "JSON"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "JSON"]),
-        .testTarget(name: "VarlinkNIOTests", dependencies: ["VarlinkNIO", "Varlink", "JSON"]),
+        .testTarget(name: "VarlinkNIOTests", dependencies: ["VarlinkNIO", "Varlink", "JSON", "CurtainTestKit"]),
         // Runs the built varlink-certification against the official clients and servers.
-        .testTarget(name: "CertificationTests"),
-        .testTarget(name: "CurtainctlTests", dependencies: ["CurtainCore"]),
+        .testTarget(name: "CertificationTests", dependencies: ["CurtainTestKit"]),
+        .testTarget(name: "CurtainctlTests", dependencies: ["CurtainCore", "CurtainTestKit"]),
     ]
 )
 

@@ -43,10 +43,14 @@ public struct ConfigurationHolder: Sendable {
 
     public init(_ configuration: Configuration) { current = configuration }
 
+    /// Adopts a configuration that was loaded without problems.
+    public mutating func adopt(_ configuration: Configuration) {
+        current = configuration
+        generation += 1
+    }
+
     /// Loads `text`; on any problem throws them all and keeps the current configuration.
     public mutating func reload(toml text: String, file: String) throws(ConfigurationErrors) {
-        let candidate = try Configuration(toml: text, file: file)
-        current = candidate
-        generation += 1
+        adopt(try Configuration(toml: text, file: file))
     }
 }

@@ -76,6 +76,14 @@ struct ConfigReader {
         return Int(i)
     }
 
+    /// One of an enumeration's raw values.
+    mutating func choice<T: RawRepresentable & CaseIterable>(_ value: JSONValue?, _ path: String) -> T? where T.RawValue == String {
+        guard let text = string(value, path) else { return nil }
+        if let parsed = T(rawValue: text) { return parsed }
+        fail(path, "'\(text)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+        return nil
+    }
+
     mutating func required<T>(_ value: T?, _ path: String) -> T? {
         if value == nil, !errors.contains(where: { $0.keyPath == path }) { fail(path, "is required") }
         return value

@@ -7,6 +7,8 @@ public struct Configuration: Sendable {
         public var socket = "/run/curtain/io.curtain.Launcher"
         public var socketMode: UInt32 = 0o660
         public var socketGroup: String? = nil
+        /// The NOTIFY_SOCKET curtaind gives the apps it starts.
+        public var notifySocket = "/run/curtain/notify"
         /// Frames per second of the frame clock (defaults to the display's refresh rate).
         public var frameRate: Double? = nil
         /// Seconds the overlay stays up at least, and at most before the launch gives up.
@@ -15,22 +17,42 @@ public struct Configuration: Sendable {
         public var maximumMessageSize = 16 * 1024 * 1024
         public var maximumConnections = 4096
         public var maximumConnectionsPerUser = 1024
+        /// Who may launch, control and reload besides root (read-only methods are open to
+        /// anyone who can open the socket).
+        public var controlGroup: String? = "curtain"
+        /// What happens to a launch whose app is not ready by max_hold, and to a launch that
+        /// arrives while another holds the overlay.
+        public var onTimeout: TimeoutAction = .fallback
+        public var whileLoading: ConcurrencyPolicy = .retarget
+        public var whileRevealing: ConcurrencyPolicy = .queue
+        public var duplicateWindow = 1.0
+        public var maximumQueued = 8
+        /// An observer that cannot take a reply for this long is disconnected; at most this
+        /// many state events wait for one observer.
+        public var observerGrace = 2.0
+        public var observerQueue = 256
+
+        public var launchSettings: LaunchSettings {
+            LaunchSettings(minimumHold: minimumHold, maximumHold: maximumHold, onTimeout: onTimeout, whileLoading: whileLoading,
+                           whileRevealing: whileRevealing, duplicateWindow: duplicateWindow, maximumQueued: maximumQueued)
+        }
     }
 
     public struct Display: Sendable, Hashable {
         public var width = 1920.0
         public var height = 1080.0
         public var refreshRate = 60.0
+        /// Every transition becomes a plain cross-fade (the accessibility setting).
+        public var reducedMotion = false
     }
 
     /// When an app counts as ready to be revealed (its sd_notify readiness stages).
-    public enum Readiness: String, Sendable, Hashable, CaseIterable {
-        case ready, skeleton, content, interactive
-    }
+    public typealias Readiness = ReadinessStage
 
     public struct App: Sendable, Hashable {
         public var name: String
         /// argv, never run through a shell; `{screen}` and `{param:NAME}` elements are filled in.
+        /// Empty: the app is not started by curtaind (it reports through io.curtain.App).
         public var exec: [String]
         public var environment: [String: String] = [:]
         public var workingDirectory: String? = nil
@@ -38,11 +60,31 @@ public struct Configuration: Sendable {
         public var defaultScreen: String
         public var readiness: Readiness = .ready
         public var singleInstance = true
+        /// A running single-instance app that has not attached (io.curtain.App.Attach):
+        /// restart it, or reveal at once (it is on screen already).
+        public var warm: WarmPolicy = .restart
+    }
+
+    public enum WarmPolicy: String, Sendable, Hashable, CaseIterable {
+        case restart
+        case revealNow = "reveal-now"
     }
 
     public struct Transitions: Sendable {
         public var appear: TimelineDocument
         public var reveal: TimelineDocument
+        /// Keep the reveal's last frame for the next owner of the screen (Plymouth's
+        /// --retain-splash); otherwise the overlay is simply removed.
+        public var retain = true
+        /// The splash shows one of this many texts, chosen at random per launch (seed 000).
+        public var textVariants = 1
+
+        public init(appear: TimelineDocument, reveal: TimelineDocument, retain: Bool = true, textVariants: Int = 1) {
+            self.appear = appear
+            self.reveal = reveal
+            self.retain = retain
+            self.textVariants = textVariants
+        }
     }
 
     public var daemon = Daemon()
@@ -51,6 +93,14 @@ public struct Configuration: Sendable {
     public var routes = RouteTable(apps: [])
     public var transitions = Transitions(appear: Presets.document(named: "yula-appear")!,
                                          reveal: Presets.document(named: "yula-mask-reveal")!)
+
+    /// The transitions a launch uses: the configured ones, or cross-fades with reduced motion.
+    public var effectiveTransitions: Transitions {
+        guard display.reducedMotion else { return transitions }
+        return Transitions(appear: Presets.document(named: Presets.reducedMotionAppear)!,
+                           reveal: Presets.document(named: Presets.reducedMotionReveal)!,
+                           retain: transitions.retain, textVariants: transitions.textVariants)
+    }
 
     public init() {}
 

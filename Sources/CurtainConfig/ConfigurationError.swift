@@ -7,6 +7,14 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     public var keyPath: String
     public var message: String
 
+    public init(file: String, line: Int, column: Int, keyPath: String, message: String) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.keyPath = keyPath
+        self.message = message
+    }
+
     public var description: String {
         "\(file):\(line):\(column): \(keyPath.isEmpty ? "" : "\(keyPath): ")\(message)"
     }
@@ -15,5 +23,6 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
 /// Every problem found (a configuration is checked whole, not up to the first error).
 public struct ConfigurationErrors: Error, Sendable, Hashable, CustomStringConvertible {
     public var errors: [ConfigurationError]
+    public init(errors: [ConfigurationError]) { self.errors = errors }
     public var description: String { errors.map(\.description).joined(separator: "\n") }
 }

@@ -30,13 +30,16 @@ extension Configuration {
         let root = r.table(document, "", allowed: ["daemon", "display", "apps", "routes", "transitions"]) ?? [:]
 
         if let daemon = r.table(root["daemon"], "daemon", allowed: ["socket", "socket_mode", "socket_group", "frame_rate", "min_hold",
-                                                                   "max_hold", "max_message_size", "max_connections", "max_connections_per_user"]) {
+                                                                   "max_hold", "max_message_size", "max_connections", "max_connections_per_user", "notify_socket",
+                                                                   "control_group", "on_timeout", "while_loading", "while_revealing",
+                                                                   "duplicate_window", "max_queued", "observer_grace", "observer_queue"]) {
             self.daemon.socket = r.string(daemon["socket"], "daemon.socket") ?? self.daemon.socket
             if let mode = r.string(daemon["socket_mode"], "daemon.socket_mode") {
                 if let value = UInt32(mode, radix: 8), value <= 0o777 { self.daemon.socketMode = value }
                 else { r.fail("daemon.socket_mode", "'\(mode)' is not an octal mode such as \"0660\"") }
             }
             self.daemon.socketGroup = r.string(daemon["socket_group"], "daemon.socket_group")
+            self.daemon.notifySocket = r.string(daemon["notify_socket"], "daemon.notify_socket") ?? self.daemon.notifySocket
             self.daemon.frameRate = r.number(daemon["frame_rate"], "daemon.frame_rate", in: 1...1000)
             self.daemon.minimumHold = r.number(daemon["min_hold"], "daemon.min_hold", in: 0...60) ?? self.daemon.minimumHold
             self.daemon.maximumHold = r.number(daemon["max_hold"], "daemon.max_hold", in: 0.1...3600) ?? self.daemon.maximumHold
@@ -46,9 +49,18 @@ extension Configuration {
             self.daemon.maximumMessageSize = r.integer(daemon["max_message_size"], "daemon.max_message_size", in: 1024...(256 << 20)) ?? self.daemon.maximumMessageSize
             self.daemon.maximumConnections = r.integer(daemon["max_connections"], "daemon.max_connections", in: 1...65536) ?? self.daemon.maximumConnections
             self.daemon.maximumConnectionsPerUser = r.integer(daemon["max_connections_per_user"], "daemon.max_connections_per_user", in: 1...65536) ?? self.daemon.maximumConnectionsPerUser
+            if daemon["control_group"] != nil { self.daemon.controlGroup = r.string(daemon["control_group"], "daemon.control_group") }
+            self.daemon.onTimeout = r.choice(daemon["on_timeout"], "daemon.on_timeout") ?? self.daemon.onTimeout
+            self.daemon.whileLoading = r.choice(daemon["while_loading"], "daemon.while_loading") ?? self.daemon.whileLoading
+            self.daemon.whileRevealing = r.choice(daemon["while_revealing"], "daemon.while_revealing") ?? self.daemon.whileRevealing
+            self.daemon.duplicateWindow = r.number(daemon["duplicate_window"], "daemon.duplicate_window", in: 0...60) ?? self.daemon.duplicateWindow
+            self.daemon.maximumQueued = r.integer(daemon["max_queued"], "daemon.max_queued", in: 0...1024) ?? self.daemon.maximumQueued
+            self.daemon.observerGrace = r.number(daemon["observer_grace"], "daemon.observer_grace", in: 0.01...600) ?? self.daemon.observerGrace
+            self.daemon.observerQueue = r.integer(daemon["observer_queue"], "daemon.observer_queue", in: 1...65536) ?? self.daemon.observerQueue
         }
 
-        if let display = r.table(root["display"], "display", allowed: ["width", "height", "refresh_rate"]) {
+        if let display = r.table(root["display"], "display", allowed: ["width", "height", "refresh_rate", "reduced_motion"]) {
+            self.display.reducedMotion = r.bool(display["reduced_motion"], "display.reduced_motion") ?? self.display.reducedMotion
             self.display.width = r.number(display["width"], "display.width", in: 1...32768) ?? self.display.width
             self.display.height = r.number(display["height"], "display.height", in: 1...32768) ?? self.display.height
             self.display.refreshRate = r.number(display["refresh_rate"], "display.refresh_rate", in: 1...1000) ?? self.display.refreshRate
@@ -58,25 +70,26 @@ extension Configuration {
         for (index, value) in (r.array(root["apps"], "apps") ?? []).enumerated() {
             let path = "apps[\(index)]"
             guard let table = r.table(value, path, allowed: ["name", "exec", "environment", "working_directory", "screens", "default_screen",
-                                                             "readiness", "single_instance"]) else { continue }
+                                                             "readiness", "single_instance", "warm"]) else { continue }
             guard let name = r.required(r.string(table["name"], "\(path).name"), "\(path).name") else { continue }
             if !names.insert(name).inserted { r.fail("\(path).name", "app '\(name)' is defined twice") }
+            // Without exec the app is started by someone else and reports through io.curtain.App.
             let exec = r.strings(table["exec"], "\(path).exec") ?? []
-            if exec.isEmpty { r.fail("\(path).exec", "needs at least the program to run, e.g. [\"/usr/bin/\(name)\"]") }
+            if table["exec"] != nil, exec.isEmpty { r.fail("\(path).exec", "needs at least the program to run, e.g. [\"/usr/bin/\(name)\"]") }
+            if let program = exec.first, !program.hasPrefix("/") {
+                r.fail("\(path).exec", "'\(program)' is not an absolute path (no PATH lookup, no shell)")
+            }
             let screens = r.strings(table["screens"], "\(path).screens") ?? ["main"]
             let defaultScreen = r.string(table["default_screen"], "\(path).default_screen") ?? screens.first ?? "main"
             var environment: [String: String] = [:]
             if let table = r.table(table["environment"], "\(path).environment", allowed: nil) {
                 for (key, value) in table { environment[key] = r.string(value, "\(path).environment.\(key)") }
             }
-            var readiness = Readiness.ready
-            if let text = r.string(table["readiness"], "\(path).readiness") {
-                if let parsed = Readiness(rawValue: text) { readiness = parsed }
-                else { r.fail("\(path).readiness", "'\(text)' is not one of \(Readiness.allCases.map(\.rawValue).joined(separator: ", "))") }
-            }
+            let readiness: Readiness = r.choice(table["readiness"], "\(path).readiness") ?? .ready
             let app = App(name: name, exec: exec, environment: environment, workingDirectory: r.string(table["working_directory"], "\(path).working_directory"),
                             screens: screens, defaultScreen: defaultScreen, readiness: readiness,
-                            singleInstance: r.bool(table["single_instance"], "\(path).single_instance") ?? true)
+                            singleInstance: r.bool(table["single_instance"], "\(path).single_instance") ?? true,
+                            warm: r.choice(table["warm"], "\(path).warm") ?? .restart)
             for element in app.malformedPlaceholders {
                 r.fail("\(path).exec", "'\(element)' is not a placeholder; use {screen} or {param:NAME}")
             }
@@ -150,7 +163,9 @@ extension Configuration {
             }
         }
 
-        if let transitions = r.table(root["transitions"], "transitions", allowed: ["appear", "reveal"]) {
+        if let transitions = r.table(root["transitions"], "transitions", allowed: ["appear", "reveal", "retain", "text_variants"]) {
+            self.transitions.retain = r.bool(transitions["retain"], "transitions.retain") ?? self.transitions.retain
+            self.transitions.textVariants = r.integer(transitions["text_variants"], "transitions.text_variants", in: 1...64) ?? self.transitions.textVariants
             for key in ["appear", "reveal"] {
                 guard let value = transitions[key] else { continue }
                 let path = "transitions.\(key)"

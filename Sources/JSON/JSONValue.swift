@@ -83,3 +83,14 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     }
     public init(nilLiteral: ()) { self = .null }
 }
+
+extension JSONValue {
+    /// An integer or a float as a Double; nil for anything else.
+    public var number: Double? {
+        switch self {
+        case .int(let i): Double(i)
+        case .float(let d): d
+        default: nil
+        }
+    }
+}

@@ -39,6 +39,12 @@ final class ServerConnection: Sendable {
         }
     }
 
+    /// Queues `bytes` past any backpressure and closes: the last word to a peer that stopped reading.
+    func abort(_ bytes: [UInt8]) {
+        channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+        channel.close(promise: nil)
+    }
+
     func close() async {
         try? await channel.close()
     }

@@ -159,7 +159,7 @@ public final class VarlinkServer: Sendable {
                     break
                 }
                 if Task.isCancelled { break }
-                await service.handle(call, peer: peer, send: send)
+                await service.handle(call, peer: peer, send: send) { reply in connection.abort(reply.encoded()) }
             }
         } catch let error as VarlinkFramingHandler.FramingError {
             let reason = switch error {

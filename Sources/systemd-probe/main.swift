@@ -1,3 +1,4 @@
+import CurtainDaemon
 import Logging
 import Systemd
 
@@ -10,8 +11,7 @@ case "log":
     var logger = Logger(label: "probe") { JournalLogHandler(label: $0, identifier: "curtain-probe") }
     logger.logLevel = .debug
     logger[metadataKey: "curtain_app"] = "shop"
-    logger.notice("launch revealed", metadata: [
-        "message_id": "8d8e5a7f3c1a4b0e9f2d6c4b1a0e7d53",
+    logger.log(.launchRevealed, "launch revealed", [
         "curtain_launch_id": "42",
         "curtain.route": "deeplink",
         "_trusted": "dropped",
@@ -21,6 +21,8 @@ case "notify":
     let delivered = notifier.ready(status: "idle") && notifier.reloading() && notifier.status("2 launches")
         && notifier.watchdog() && notifier.stopping()
     print(delivered ? "delivered" : "not delivered")
+case "watchdog":
+    print(Notifier().watchdogInterval.map { "\($0)" } ?? "off")
 default:
-    print("usage: systemd-probe log|notify")
+    print("usage: systemd-probe log|notify|watchdog")
 }

@@ -25,6 +25,31 @@ import Testing
         #expect(try configuration.routes.resolve(.deeplink("nope://x")).destination.reason == "unmatched")
     }
 
+    @Test func launchPoliciesAndObserverLimits() throws {
+        let c = try Configuration(toml: """
+            [daemon]
+            on_timeout = "fail"
+            while_loading = "queue"
+            while_revealing = "ignore"
+            duplicate_window = 0
+            max_queued = 0
+            observer_grace = 0.01
+            observer_queue = 65536
+            control_group = "video"
+            """, file: "c.toml")
+        #expect(c.daemon.launchSettings == LaunchSettings(onTimeout: .fail, whileLoading: .queue, whileRevealing: .ignore,
+                                                          duplicateWindow: 0, maximumQueued: 0))
+        #expect(c.daemon.observerGrace == 0.01 && c.daemon.observerQueue == 65536 && c.daemon.controlGroup == "video")
+        #expect(errors("[daemon]\non_timeout = \"later\"\nobserver_grace = 0.009\nobserver_queue = 65537\n") == [
+            "c.toml:2:1: daemon.on_timeout: 'later' is not one of fallback, fail",
+            "c.toml:3:1: daemon.observer_grace: 0.009 is outside 0.01...600.0",
+            "c.toml:4:1: daemon.observer_queue: 65537 is outside 1...65536",
+        ])
+        let t = try Configuration(toml: "[transitions]\nretain = false\ntext_variants = 64\n", file: "c.toml")
+        #expect(!t.transitions.retain && t.transitions.textVariants == 64)
+        #expect(errors("[transitions]\ntext_variants = 0\n") == ["c.toml:2:1: transitions.text_variants: 0 is outside 1...64"])
+    }
+
     @Test func noFileMeansDefaults() throws {
         let configuration = try Configuration(toml: "", file: "empty.toml")
         #expect(configuration.apps.isEmpty)
@@ -75,15 +100,15 @@ import Testing
         """
         #expect(errors(text) == [
             "c.toml:2:1: daemon.min_hold: 20.0 s is longer than max_hold (5.0 s)",
-            "c.toml:4:1: daemon.sokcet: unknown key 'sokcet' (known here: frame_rate, max_connections, max_connections_per_user, max_hold, max_message_size, min_hold, socket, socket_group, socket_mode)",
+            "c.toml:4:1: daemon.sokcet: unknown key 'sokcet' (known here: control_group, duplicate_window, frame_rate, max_connections, max_connections_per_user, max_hold, max_message_size, max_queued, min_hold, notify_socket, observer_grace, observer_queue, on_timeout, socket, socket_group, socket_mode, while_loading, while_revealing)",
             "c.toml:7:1: display.width: expected a number",
             "c.toml:11:1: apps[0].exec: needs at least the program to run, e.g. [\"/usr/bin/shop\"]",
             "c.toml:13:1: apps[0].default_screen: app 'shop' has no screen 'cart'",
-            "c.toml:14:1: apps[0].readiness: 'soon' is not one of ready, skeleton, content, interactive",
+            "c.toml:14:1: apps[0].readiness: 'soon' is not one of skeleton, content, interactive, ready",
             "c.toml:17:1: routes.deeplink[0].pattern: invalid pattern 'shop://p/<date:d>': unknown placeholder type 'date' (known: string, int, uuid, float, path)",
             "c.toml:26:1: routes.deeplink[2]: can never win: routes.deeplink[1] matches every link it matches and ranks higher",
             "c.toml:29:1: routes.deeplink[2].screen: app 'shop' has no screen 'gone'",
-            "c.toml:32:1: transitions.reveal: unknown transition 'fade-to-black' (presets: yula-appear, yula-mask-reveal)",
+            "c.toml:32:1: transitions.reveal: unknown transition 'fade-to-black' (presets: fade, fade-in, hero, logo-move, mask-reveal, panel-blur, slide, yula-appear, yula-mask-reveal)",
         ])
     }
 

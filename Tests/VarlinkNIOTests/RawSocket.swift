@@ -1,3 +1,4 @@
+import CurtainTestKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -64,11 +65,4 @@ func temporarySocketPath(_ name: String = "test.sock") -> String {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("varlink-\(getpid())-\(UUID().uuidString.prefix(8))")
     try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return directory.appendingPathComponent(name).path
-}
-
-/// Runs blocking work on a thread of its own and awaits its result.
-func offload<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
 }

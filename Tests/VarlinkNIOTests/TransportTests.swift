@@ -221,11 +221,11 @@ import Varlink
         #expect(throws: Never.self) { try VarlinkServer.removeStaleSocket(at: path) }
         #expect(access(path, F_OK) != 0)
 
-        FileManager.default.createFile(atPath: path, contents: Data("precious".utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data("precious".utf8))
         #expect(throws: VarlinkServer.ServerError.self) { try VarlinkServer.removeStaleSocket(at: path) }
         #expect(FileManager.default.contents(atPath: path) == Data("precious".utf8))
 
-        try await withServer { live, _ in
+        _ = try await withServer { live, _ in
             #expect(throws: VarlinkServer.ServerError.self) { try VarlinkServer.removeStaleSocket(at: live) }
         }
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An interface's definition text and the handlers of its methods, for `VarlinkService`.
 ///

@@ -24,6 +24,16 @@ public final class VarlinkService: Sendable {
     public struct Request: Sendable {
         public let call: VarlinkCall
         public let peer: PeerCredentials?
+        /// Ends the connection at once with `error` as its last message (written whether or
+        /// not the peer reads, then the connection closes): for a subscriber that stopped
+        /// reading. A reply the handler is waiting to write then fails.
+        public let disconnect: @Sendable (VarlinkError) async -> Void
+
+        public init(call: VarlinkCall, peer: PeerCredentials?, disconnect: @escaping @Sendable (VarlinkError) async -> Void = { _ in }) {
+            self.call = call
+            self.peer = peer
+            self.disconnect = disconnect
+        }
     }
 
     /// Sends replies for one call. `continues: true` is allowed only when the call asked for
@@ -74,12 +84,13 @@ public final class VarlinkService: Sendable {
     /// Handles one call. `send` is called for each reply (never for a oneway call); the final
     /// reply has `continues == false`. Returns when the call is complete. Never throws: every
     /// failure becomes an error reply, except a failure of `send` itself, which ends the call.
-    public func handle(_ call: VarlinkCall, peer: PeerCredentials?, send: @escaping @Sendable (VarlinkReply) async throws -> Void) async {
+    public func handle(_ call: VarlinkCall, peer: PeerCredentials?, send: @escaping @Sendable (VarlinkReply) async throws -> Void,
+                       disconnect: @escaping @Sendable (VarlinkReply) async -> Void = { _ in }) async {
         let deliver: @Sendable (VarlinkReply) async throws -> Void = { reply in
             if !call.oneway { try await send(reply) }
         }
         do {
-            try await dispatch(call, peer: peer, deliver: deliver)
+            try await dispatch(call, peer: peer, deliver: deliver, disconnect: disconnect)
         } catch let error as VarlinkError {
             try? await deliver(.error(error.name, error.parameters))
         } catch is ReplyFailed {
@@ -92,7 +103,8 @@ public final class VarlinkService: Sendable {
         }
     }
 
-    private func dispatch(_ call: VarlinkCall, peer: PeerCredentials?, deliver: @escaping @Sendable (VarlinkReply) async throws -> Void) async throws {
+    private func dispatch(_ call: VarlinkCall, peer: PeerCredentials?, deliver: @escaping @Sendable (VarlinkReply) async throws -> Void,
+                          disconnect: @escaping @Sendable (VarlinkReply) async -> Void) async throws {
         let interfaceName = String(call.interface)
         guard let registered = interfaces[interfaceName] else { throw VarlinkError.interfaceNotFound(interfaceName) }
         let memberName = String(call.member)
@@ -110,7 +122,11 @@ public final class VarlinkService: Sendable {
 
         let tracker = ReplyTracker()
         let interface = registered.interface
-        try await handler(Request(call: call, peer: peer)) { parameters, continues in
+        let request = Request(call: call, peer: peer) { error in
+            guard tracker.finish() else { return }
+            await disconnect(.error(error.name, error.parameters))
+        }
+        try await handler(request) { parameters, continues in
             guard !tracker.finished else { throw ReplyMisuse("a reply after the final one") }
             if continues && !call.more { throw ReplyMisuse("continues without more") }
             do { try interface.check(.object(parameters), against: method.output) } catch {

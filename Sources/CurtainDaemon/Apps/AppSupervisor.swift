@@ -1,0 +1,23 @@
+import CurtainCore
+
+/// Starts, wakes and releases the apps behind launches. The coordinator says what; a
+/// supervisor does it, and reports back through `SupervisorEvents`.
+protocol AppSupervisor: Sendable {
+    func start(_ launch: LaunchID, _ destination: Destination, route: Route) async
+    func release(_ launch: LaunchID) async
+}
+
+/// What a supervisor tells the driver about an app.
+struct SupervisorEvents: Sendable {
+    var ready: @Sendable (LaunchID, ReadinessStage, String?, [String: Hero.Frame]) async -> Void
+    var status: @Sendable (LaunchID, String) async -> Void
+    var extend: @Sendable (LaunchID, Double) async -> Void
+    var failed: @Sendable (LaunchID, String) async -> Void
+}
+
+/// Starts nothing: the app is started by someone else and reports through io.curtain.App
+/// (a warm app, a test, or a renderer that launches apps itself).
+struct ExternalApps: AppSupervisor {
+    func start(_ launch: LaunchID, _ destination: Destination, route: Route) async {}
+    func release(_ launch: LaunchID) async {}
+}

@@ -1,0 +1,316 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CurtainConfig
+import CurtainCore
+import Foundation
+import Logging
+import Subprocess
+import SystemPackage
+import Systemd
+import Varlink
+
+/// Spawns each launch's app (swift-subprocess) in a session of its own, with the destination
+/// in its environment and argv and NOTIFY_SOCKET pointing at curtaind; takes its readiness
+/// from that socket; tears down its whole process group when the launch no longer needs it.
+///
+/// A notify message counts only when its sender (the kernel's SCM_CREDENTIALS pid) is in an
+/// app's session: the app itself, or a helper it ran such as `systemd-notify`. Anything else
+/// is rejected and logged.
+actor ProcessSupervisor: AppSupervisor {
+    struct Instance {
+        let launch: LaunchID
+        let app: String
+        let pid: pid_t
+        var released = false
+        var ready = false
+        var lastStatus: String?
+        var lastErrno: Int32?
+        var elements: [String: Hero.Frame] = [:]
+    }
+
+    /// An app that fails this often within the window is not started again until it passes.
+    static let crashLimit = 5
+    static let crashWindow: Duration = .seconds(60)
+    /// TERM to the process group, then KILL after this long.
+    static let stopGrace: Duration = .seconds(2)
+    /// Messages from a session not (yet) known wait this long for their app to register.
+    static let attributionWindow: Duration = .seconds(2)
+
+    private var instances: [pid_t: Instance] = [:]          // by session (= the app's pid)
+    private var byLaunch: [LaunchID: pid_t] = [:]
+    private var failures: [String: [ContinuousClock.Instant]] = [:]
+    private var unattributed: [(arrived: ContinuousClock.Instant, datagram: NotifyReceiver.Datagram)] = []
+    private var events: SupervisorEvents?
+    /// Apps attached through io.curtain.App.Attach: a delivery and its acknowledgement
+    /// (whether the reply could be written).
+    typealias Delivery = (route: JSONValue, delivered: CheckedContinuation<Bool, Never>)
+    private var attached: [String: [Int: AsyncStream<Delivery>.Continuation]] = [:]
+    private var nextAttachment = 0
+    private let configuration: SharedConfiguration
+    private let receiver: NotifyReceiver
+    private let logger: Logger
+    /// The API socket, given to apps as CURTAIN_SOCKET (for io.curtain.App).
+    private let apiSocket: String?
+
+    init(configuration: SharedConfiguration, notifySocket path: String, apiSocket: String?, logger: Logger) throws {
+        self.configuration = configuration
+        self.apiSocket = apiSocket
+        receiver = try NotifyReceiver(path: path)
+        self.logger = logger
+    }
+
+    var notifySocket: String { receiver.path }
+
+    func connect(_ events: SupervisorEvents) { self.events = events }
+
+    /// Takes notify messages until the receiver stops.
+    func run() async {
+        for await datagram in receiver.datagrams { await handle(datagram) }
+    }
+
+    /// Shutdown: every app's process group gets SIGTERM, then SIGKILL after the grace
+    /// period (under systemd, KillMode=control-group would do the same); then the notify
+    /// socket closes, which ends `run`.
+    func stop() async {
+        for streams in attached.values { streams.values.forEach { $0.finish() } }
+        let groups = Array(instances.keys)
+        for pid in groups {
+            instances[pid]?.released = true
+            kill(-pid, SIGTERM)
+        }
+        if !groups.isEmpty {
+            try? await Task.sleep(for: Self.stopGrace)   // the grace period itself
+            for pid in groups { kill(-pid, SIGKILL) }
+        }
+        receiver.stop()
+    }
+
+    // MARK: - Starting and stopping apps
+
+    func start(_ id: LaunchID, _ destination: Destination, route: Route) async {
+        guard let events else { return }
+        let config = configuration.current
+        guard let app = config.apps.first(where: { $0.name == destination.app }) else {
+            return await events.failed(id, "no app '\(destination.app)' in the configuration")
+        }
+        let now = ContinuousClock.now
+        let recent = (failures[app.name] ?? []).filter { now - $0 < Self.crashWindow }
+        failures[app.name] = recent
+        if recent.count >= Self.crashLimit {
+            let wait = Self.crashWindow - (now - recent[0])
+            return await events.failed(id, "app '\(app.name)' failed \(recent.count) times within \(Self.crashWindow.components.seconds) s; "
+                                       + "not started again for \(wait.components.seconds + 1) s")
+        }
+        let kind = switch route {
+        case .normal: "normal"
+        case .push: "push"
+        case .deeplink: "deeplink"
+        }
+        if app.singleInstance {
+            // Warm start: an attached app gets the route on its stream.
+            let delivery: JSONValue = ["launch": .int(Int64(id.value)), "kind": .string(kind), "screen": .string(destination.screen),
+                                       "parameters": .object(destination.parameters.mapValues { .string($0.description) })]
+            for (_, stream) in (attached[app.name] ?? [:]).sorted(by: { $0.key > $1.key }) {
+                let delivered = await withCheckedContinuation { continuation in
+                    if case .terminated = stream.yield((delivery, continuation)) { continuation.resume(returning: false) }
+                }
+                if delivered {
+                    logger.info("route delivered to the attached app", metadata: ["curtain_app": "\(app.name)", "curtain_launch_id": "\(id)"])
+                    return
+                }
+            }
+            if let running = instances.values.first(where: { $0.app == app.name && !$0.released }) {
+                switch app.warm {
+                case .revealNow:
+                    // It is on screen already and cannot be told where to go: reveal at once.
+                    return await events.ready(id, .ready, nil, [:])
+                case .restart:
+                    teardown(running.pid)
+                }
+            }
+        }
+        if app.exec.isEmpty { return }   // started elsewhere; it reports through io.curtain.App
+        let argv = app.arguments(for: destination)
+        guard let program = argv.first, program.hasPrefix("/") else {
+            return await events.failed(id, "app '\(app.name)': exec must start with an absolute path")
+        }
+        var environment: [Environment.Key: String?] = [:]
+        for (key, value) in app.environment { environment[Environment.Key(stringLiteral: key)] = value }
+        let parameters = JSONValue.object(destination.parameters.mapValues { .string($0.description) })
+        environment["CURTAIN_LAUNCH_ID"] = "\(id)"
+        environment["CURTAIN_APP"] = app.name
+        environment["CURTAIN_ROUTE_KIND"] = kind
+        environment["CURTAIN_SCREEN"] = destination.screen
+        environment["CURTAIN_PARAMS"] = JSONWriter.string(parameters, sortedKeys: true)
+        environment["NOTIFY_SOCKET"] = receiver.path
+        if let apiSocket { environment["CURTAIN_SOCKET"] = apiSocket }
+
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return await events.failed(id, "cannot create a pipe: \(String(cString: strerror(errno)))") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let errorEnd = fcntl(ends[1], F_DUPFD_CLOEXEC, 0)
+        var appLogger = Logger(label: "app.\(app.name)") { JournalLogHandler(label: $0, identifier: app.name) }
+        appLogger[metadataKey: "curtain_app"] = "\(app.name)"
+        appLogger[metadataKey: "curtain_launch_id"] = "\(id)"
+        AppOutput.forward(from: ends[0], logger: appLogger)
+
+        var options = PlatformOptions()
+        options.createSession = true
+        let (started, announce) = AsyncStream.makeStream(of: pid_t.self)
+        let configuration = Subprocess.Configuration(
+            executable: .path(FilePath(program)), arguments: Arguments(Array(argv.dropFirst())),
+            environment: .inherit.updating(environment), workingDirectory: app.workingDirectory.map { FilePath($0) },
+            platformOptions: options)
+        let (output, error) = (ends[1], errorEnd)
+        let logger = self.logger
+        Task.detached { [weak self] in
+            do {
+                let result = try await Subprocess.run(
+                    configuration, input: .none,
+                    output: .fileDescriptor(FileDescriptor(rawValue: output), closeAfterSpawningProcess: true),
+                    error: .fileDescriptor(FileDescriptor(rawValue: error), closeAfterSpawningProcess: true)
+                ) { execution in
+                    announce.yield(execution.processIdentifier.value)
+                    announce.finish()
+                }
+                await self?.exited(id, status: result.terminationStatus)
+            } catch {
+                announce.finish()
+                logger.error("cannot start app", metadata: ["curtain_app": "\(app.name)", "curtain_launch_id": "\(id)", "error": "\(error)"])
+                await self?.failedToStart(id, app: app.name, error: "\(error)")
+            }
+        }
+        for await pid in started {
+            register(Instance(launch: id, app: app.name, pid: pid))
+            logger.info("app started", metadata: ["curtain_app": "\(app.name)", "curtain_launch_id": "\(id)", "curtain_app_pid": "\(pid)"])
+        }
+    }
+
+    /// io.curtain.App.Attach: deliveries for `app` until the stream ends.
+    func attach(_ app: String) -> (token: Int, deliveries: AsyncStream<Delivery>) {
+        nextAttachment += 1
+        let (stream, continuation) = AsyncStream.makeStream(of: Delivery.self)
+        attached[app, default: [:]][nextAttachment] = continuation
+        logger.info("app attached for warm starts", metadata: ["curtain_app": "\(app)"])
+        return (nextAttachment, stream)
+    }
+
+    func detach(_ app: String, _ token: Int) {
+        attached[app]?.removeValue(forKey: token)?.finish()
+    }
+
+    func release(_ id: LaunchID) async {
+        guard let pid = byLaunch[id] else { return }
+        instances[pid]?.released = true
+        teardown(pid)
+    }
+
+    /// TERM to the whole process group, KILL after the grace period: no grandchild survives.
+    private func teardown(_ pid: pid_t) {
+        instances[pid]?.released = true
+        kill(-pid, SIGTERM)
+        Task {
+            try? await Task.sleep(for: Self.stopGrace)   // the grace period itself
+            kill(-pid, SIGKILL)
+        }
+    }
+
+    private func register(_ instance: Instance) {
+        instances[instance.pid] = instance
+        byLaunch[instance.launch] = instance.pid
+        // Messages that raced ahead of the registration.
+        let waiting = unattributed.filter { $0.datagram.session == instance.pid }
+        unattributed.removeAll { $0.datagram.session == instance.pid }
+        for entry in waiting { Task { await self.handle(entry.datagram) } }
+    }
+
+    private func failedToStart(_ id: LaunchID, app: String, error: String) async {
+        failures[app, default: []].append(.now)
+        await events?.failed(id, "app '\(app)' could not be started: \(error)")
+    }
+
+    private func exited(_ id: LaunchID, status: TerminationStatus) async {
+        guard let pid = byLaunch[id], let instance = instances[pid] else { return }
+        instances[pid] = nil
+        byLaunch[id] = nil
+        let how = switch status {
+        case .exited(let code): "status \(code)"
+        case .signaled(let signal): "signal \(signal) (\(String(cString: strsignal(signal))))"
+        }
+        var fields: Logger.Metadata = ["curtain_app": "\(instance.app)", "curtain_launch_id": "\(id)",
+                                       "curtain_app_pid": "\(pid)", "curtain_exit": "\(how)"]
+        if let status = instance.lastStatus { fields["curtain_app_status"] = "\(status)" }
+        logger.log(.appExited, "app exited with \(how)", fields)
+        kill(-pid, SIGKILL)   // whatever it left behind in its group
+        guard !instance.released else { return }
+        if !instance.ready || !status.isSuccess { failures[instance.app, default: []].append(.now) }
+        var last = instance.lastStatus.map { "; its last status: \($0)" } ?? ""
+        if let number = instance.lastErrno { last += "; ERRNO=\(number) (\(String(cString: strerror(number))))" }
+        await events?.failed(id, "app exited with \(how) before it was ready\(last)")
+    }
+
+    // MARK: - Notify messages
+
+    /// Unattributed messages whose window has passed are rejected for good.
+    private func expireUnattributed() {
+        let now = ContinuousClock.now
+        let expired = unattributed.filter { now - $0.arrived >= Self.attributionWindow }
+        unattributed.removeAll { now - $0.arrived >= Self.attributionWindow }
+        for entry in expired {
+            logger.warning("notify message from a process outside every app rejected",
+                           metadata: ["curtain_sender_pid": "\(entry.datagram.pid)", "curtain_sender_session": "\(entry.datagram.session)"])
+        }
+    }
+
+    private func handle(_ datagram: NotifyReceiver.Datagram) async {
+        let now = ContinuousClock.now
+        if datagram.truncated {
+            return logger.warning("notify message dropped: longer than \(NotifyMessage.maximumSize) bytes", metadata: ["curtain_sender_pid": "\(datagram.pid)"])
+        }
+        guard let instance = instances[datagram.session] else {
+            if datagram.session > 0, unattributed.count < 64 {
+                // Perhaps its app is being registered right now; if not, it is rejected then.
+                unattributed.append((now, datagram))
+                Task {
+                    try? await Task.sleep(for: Self.attributionWindow + .milliseconds(10))   // the window itself
+                    self.expireUnattributed()
+                }
+            } else {
+                logger.warning("notify message from a process outside every app rejected", metadata: ["curtain_sender_pid": "\(datagram.pid)"])
+            }
+            return
+        }
+        let message: NotifyMessage
+        do { message = try NotifyMessage(parsing: datagram.bytes) } catch {
+            return logger.warning("notify message dropped: \(error)", metadata: ["curtain_app": "\(instance.app)", "curtain_sender_pid": "\(datagram.pid)"])
+        }
+        guard let events else { return }
+        let id = instance.launch
+        if let status = message.status {
+            instances[datagram.session]?.lastStatus = status
+            await events.status(id, status)
+        }
+        if let elements = message.elements {
+            if let parsed = try? JSONParser.parse(Array(elements.utf8)), case .object = parsed,
+               let frames = try? Wire.elements(parsed) {
+                instances[datagram.session]?.elements = frames
+            } else {
+                logger.warning("X_CURTAIN_ELEMENTS dropped: not an object of frames", metadata: ["curtain_app": "\(instance.app)"])
+            }
+        }
+        if let number = message.errno { instances[datagram.session]?.lastErrno = number }
+        if let usec = message.extendTimeoutMicroseconds { await events.extend(id, Double(usec) / 1_000_000) }
+        var stage: ReadinessStage?
+        if let name = message.stage {
+            if let parsed = ReadinessStage(rawValue: name), parsed != .ready { stage = parsed } else {
+                logger.warning("X_CURTAIN_STAGE='\(name)' ignored: not skeleton, content or interactive", metadata: ["curtain_app": "\(instance.app)"])
+            }
+        }
+        if message.ready { stage = .ready }
+        if let stage {
+            if stage == .ready { instances[datagram.session]?.ready = true }
+            await events.ready(id, stage, message.status, instances[datagram.session]?.elements ?? [:])
+        }
+    }
+}

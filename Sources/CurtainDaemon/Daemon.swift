@@ -1,0 +1,169 @@
+import CurtainConfig
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+import Systemd
+import UnixSignals
+import Varlink
+import VarlinkNIO
+
+/// curtaind's entry point: one function that returns an exit status (like systemd's tools).
+///
+/// Order of start-up, as systemd expects of Type=notify: configuration loaded, socket
+/// listening, then READY=1. SIGTERM: STOPPING=1, graceful shutdown of the Varlink server
+/// (streams get a final reply), exit 0. SIGHUP: RELOADING=1, reload (all or nothing), READY=1.
+/// WATCHDOG=1 at half of WATCHDOG_USEC, each ping only after an event-loop round trip, so a
+/// wedged loop stops the pings and systemd restarts the service.
+public enum Daemon {
+    public struct Options: Sendable {
+        public var configPath: String?
+        public var socketPath: String?
+        public init(configPath: String? = nil, socketPath: String? = nil) {
+            self.configPath = configPath
+            self.socketPath = socketPath
+        }
+    }
+
+    public static let version = "0.1.0"
+
+    public static func run(_ options: Options) async -> Int32 {
+        LoggingSystem.bootstrap { JournalLogHandler(label: $0, identifier: "curtaind") }
+        var logger = Logger(label: "curtaind")
+        logger.logLevel = .info
+        let notifier = Notifier()
+        let started = ContinuousClock.now
+
+        let path = options.configPath ?? Configuration.defaultPath
+        let holder: ConfigurationHolder
+        switch loadConfiguration(path, explicit: options.configPath != nil, logger: logger) {
+        case .success(let configuration): holder = ConfigurationHolder(configuration)
+        case .failure: return 1
+        }
+        let state = SharedConfiguration(holder)
+
+        let configuration = state.current
+        let broadcaster = Broadcaster()
+        let address: VarlinkServer.Address
+        if let fd = SocketActivation.listeningDescriptor(named: "varlink", in: SocketActivation.takeDescriptors()) {
+            address = .listeningDescriptor(fd)
+        } else {
+            address = .path(options.socketPath ?? userRuntimePath(default: configuration.daemon.socket, systemDefault: Configuration().daemon.socket) ?? configuration.daemon.socket)
+        }
+        // Apps reach io.curtain.App here: the path bound, or the one the passed socket has.
+        let apiSocket: String = switch address {
+        case .path(let path): path
+        case .listeningDescriptor(let fd): boundPath(of: fd) ?? configuration.daemon.socket
+        }
+        let supervisor: ProcessSupervisor
+        let notifyPath = userRuntimePath(default: configuration.daemon.notifySocket, systemDefault: Configuration().daemon.notifySocket)
+            ?? configuration.daemon.notifySocket
+        do {
+            supervisor = try ProcessSupervisor(configuration: state, notifySocket: notifyPath, apiSocket: apiSocket, logger: logger)
+        } catch {
+            logger.error("cannot open the notify socket for apps", metadata: ["curtain_socket": "\(notifyPath)", "error": "\(error)"])
+            return 1
+        }
+        let driver = LaunchDriver(settings: configuration.daemon.launchSettings,
+                                  fps: configuration.daemon.frameRate ?? configuration.display.refreshRate,
+                                  clock: ContinuousClock(), broadcaster: broadcaster, supervisor: supervisor, logger: logger,
+                                  onStatus: { notifier.status($0) })
+        await supervisor.connect(SupervisorEvents(
+            ready: { id, stage, status, elements in try? await driver.appReady(id, stage: stage, status: status, elements: elements) },
+            status: { id, status in await driver.appStatus(id, status) },
+            extend: { id, seconds in await driver.extendHold(id, by: seconds) },
+            failed: { id, reason in try? await driver.appFailed(id, reason: reason) }))
+        let reloader = Reloader(path: path, explicit: options.configPath != nil, state: state, notifier: notifier, logger: logger,
+                                status: { await driver.statusLine() })
+        var bindings = LauncherService(driver: driver, state: state, reloader: reloader, version: version, started: started)
+        bindings.supervisor = supervisor
+        let service: VarlinkService
+        do {
+            service = try VarlinkService(info: .init(vendor: "Curtain", product: "curtaind", version: version, url: "https://github.com/curtain"),
+                                         interfaces: bindings.interfaces())
+        } catch {
+            logger.critical("built-in interface does not parse", metadata: ["error": "\(error)"])
+            return 1
+        }
+
+        let daemon = state.current.daemon
+        var serverConfiguration = VarlinkServer.Configuration()
+        serverConfiguration.maximumMessageSize = daemon.maximumMessageSize
+        serverConfiguration.maximumConnections = daemon.maximumConnections
+        serverConfiguration.maximumConnectionsPerUID = daemon.maximumConnectionsPerUser
+        serverConfiguration.socketMode = mode_t(daemon.socketMode)
+        if let group = daemon.socketGroup {
+            guard let entry = getgrnam(group) else {
+                logger.error("socket group does not exist", metadata: ["group": "\(group)"])
+                return 1
+            }
+            serverConfiguration.socketGroup = entry.pointee.gr_gid
+        }
+        let server = VarlinkServer(service: service, address: address, configuration: serverConfiguration, logger: logger)
+
+        // A group shuts its services down in reverse order: the server first (STOPPING=1, then
+        // the drain), the watchdog last, so pings go on while in-flight work finishes.
+        let services: [any Service] = [
+            WatchdogService(interval: notifier.watchdogInterval, clock: ContinuousClock(),
+                            loops: Array(MultiThreadedEventLoopGroup.singleton.makeIterator()),
+                            probes: [{ await driver.heartbeat() }],
+                            ping: { notifier.watchdog() }),
+            DriverService(driver: driver),
+            SupervisorService(supervisor: supervisor),
+            ReloadService(reloader: reloader),
+            ServerService(server: server, driver: driver, notifier: notifier, logger: logger),
+        ]
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        do {
+            try await group.run()
+            return 0
+        } catch {
+            logger.error("stopped on an error", metadata: ["error": "\(error)"])
+            return 1
+        }
+    }
+
+    /// The path a Unix socket is bound to (getsockname), for a socket systemd passed.
+    static func boundPath(of fd: Int32) -> String? {
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let ok = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        guard ok == 0, address.sun_family == sa_family_t(AF_UNIX) else { return nil }
+        let path = withUnsafeBytes(of: address.sun_path) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+        return path.isEmpty ? nil : path
+    }
+
+    /// Not root and a socket at its system default: one of the user's own under
+    /// $XDG_RUNTIME_DIR/curtain (the system directory is not writable for a user).
+    static func userRuntimePath(default path: String, systemDefault: String) -> String? {
+        guard getuid() != 0, path == systemDefault,
+              let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return nil }
+        let directory = runtime + "/curtain"
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory + "/" + (path as NSString).lastPathComponent
+    }
+
+    /// Loads the configuration; each problem is logged once, with its location.
+    static func loadConfiguration(_ path: String, explicit: Bool, logger: Logger) -> Result<Configuration, ConfigurationErrors> {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            if explicit || FileManager.default.fileExists(atPath: path) {
+                let error = ConfigurationError(file: path, line: 1, column: 1, keyPath: "", message: "cannot be read")
+                logger.log(.configurationInvalid, "configuration cannot be read", ["curtain_config": "\(path)"])
+                return .failure(ConfigurationErrors(errors: [error]))
+            }
+            logger.notice("no configuration file; using the built-in defaults", metadata: ["curtain_config": "\(path)"])
+            return .success(Configuration())
+        }
+        do {
+            return .success(try Configuration(toml: text, file: path))
+        } catch {
+            for problem in error.errors { logger.log(.configurationInvalid, "\(problem)", ["curtain_config": "\(path)"]) }
+            return .failure(error)
+        }
+    }
+}

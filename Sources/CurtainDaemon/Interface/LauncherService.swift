@@ -1,0 +1,245 @@
+import CurtainConfig
+import CurtainCore
+import Varlink
+
+/// io.curtain.Launcher and io.curtain.App bound to a driver: decoding, authorization,
+/// replies and the observer streams.
+struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
+    let driver: LaunchDriver<C>
+    var supervisor: ProcessSupervisor?
+    let state: SharedConfiguration
+    let reloader: Reloader
+    let version: String
+    let started: ContinuousClock.Instant
+
+    static var launcherText: String { String(decoding: PackageResources.io_curtain_Launcher_varlink, as: UTF8.self) }
+    static var appText: String { String(decoding: PackageResources.io_curtain_App_varlink, as: UTF8.self) }
+
+    private func authorize(_ request: VarlinkService.Request, _ method: String) throws(VarlinkError) {
+        let authorization = Authorization(controlGroup: state.current.daemon.controlGroup)
+        guard authorization.mayControl(request.peer) else { throw LauncherErrors.permissionDenied(method) }
+    }
+
+    private static func id(_ parameters: [String: JSONValue], _ key: String = "id") throws(VarlinkError) -> LaunchID {
+        guard case .int(let value)? = parameters[key], value > 0 else { throw VarlinkError.invalidParameter(key) }
+        return LaunchID(UInt64(value))
+    }
+
+    func interfaces() -> [InterfaceBuilder] {
+        var launcher = InterfaceBuilder(Self.launcherText)
+        let driver = self.driver
+
+        launcher.rawMethod("Ping") { _, reply in try await reply([:], false) }
+
+        launcher.rawMethod("GetStatus") { [state, version, started] _, reply in
+            let uptime = ContinuousClock.now - started
+            try await reply(["version": .string(version),
+                             "uptime_usec": .int(uptime.components.seconds * 1_000_000 + uptime.components.attoseconds / 1_000_000_000_000),
+                             "configuration": .string(state.current.summary),
+                             "status": .string(await driver.statusLine())], false)
+        }
+
+        launcher.rawMethod("GetStatistics") { _, reply in
+            let (s, observers) = await driver.currentStatistics()
+            var out: [String: JSONValue] = [
+                "requested": .int(Int64(s.requested)), "started": .int(Int64(s.started)), "queued": .int(Int64(s.queued)),
+                "merged": .int(Int64(s.merged)), "busy": .int(Int64(s.busy)), "revealed": .int(Int64(s.revealed)),
+                "failed": .int(Int64(s.failed)), "cancelled": .int(Int64(s.cancelled)), "observers": .int(Int64(observers)),
+            ]
+            if let p50 = s.quantile(0.5) { out["reveal_p50_usec"] = .int(Int64(p50 * 1_000_000)) }
+            if let p95 = s.quantile(0.95) { out["reveal_p95_usec"] = .int(Int64(p95 * 1_000_000)) }
+            try await reply(out, false)
+        }
+
+        launcher.rawMethod("Get") { request, reply in
+            let launch = try await driver.get(try Self.id(request.call.parameters))
+            try await reply(["launch": Wire.launch(launch, display: await driver.display)], false)
+        }
+
+        launcher.rawMethod("List") { _, reply in
+            let display = await driver.display
+            try await reply(["launches": .array(await driver.list().map { Wire.launch($0, display: display) })], false)
+        }
+
+        launcher.rawMethod("Resolve") { [state] request, reply in
+            let route = try Wire.route(request.call.parameters["route"])
+            let resolution: RouteTable.Resolution
+            do throws(RouteError) { resolution = try state.current.routes.resolve(route) } catch { throw LauncherErrors.from(error) }
+            let candidates: [JSONValue] = resolution.candidates.map { candidate in
+                let verdict = switch candidate.verdict {
+                case .won: "won"
+                case .lost(let to, let because): "lost to rule \(to + 1): \(because)"
+                case .noMatch(let why): "no match: \(why)"
+                }
+                return .string("rule \(candidate.rule + 1) \(candidate.description): \(verdict)")
+            }
+            try await reply(["destination": Wire.destination(resolution.destination), "candidates": .array(candidates)], false)
+        }
+
+        launcher.rawMethod("Reload") { [reloader] request, reply in
+            try authorize(request, "Reload")
+            switch await reloader.reload() {
+            case .success(let configuration): try await reply(["configuration": .string(configuration.summary)], false)
+            case .failure(let errors): throw LauncherErrors.reloadRefused(errors.errors.map(\.description))
+            }
+        }
+
+        launcher.rawMethod("Control") { request, reply in
+            try authorize(request, "Control")
+            let p = request.call.parameters
+            let id = try Self.id(p)
+            let action: ControlAction
+            switch p["action"] {
+            case "seek"?:
+                guard case let progress? = p["progress"]?.number else { throw VarlinkError.invalidParameter("progress") }
+                action = .seek(progress)
+            case "pause"?: action = .pause
+            case "resume"?: action = .resume
+            case "finish"?: action = .finish
+            case "cancel"?: action = .cancel
+            default: throw VarlinkError.invalidParameter("action")
+            }
+            let launch = try await driver.control(id, action)
+            try await reply(["launch": Wire.launch(launch, display: await driver.display)], false)
+        }
+
+        launcher.rawMethod("Launch") { [state] request, reply in
+            try authorize(request, "Launch")
+            let p = request.call.parameters
+            let route = try Wire.route(p["route"])
+            var policy: ConcurrencyPolicy?
+            if case .string(let name)? = p["policy"] { policy = ConcurrencyPolicy(rawValue: name) }
+            let configuration = state.current
+            // Subscribed before the launch exists, so not one of its events can be missed.
+            let subscription = request.call.more
+                ? driver.broadcaster.add(.init(launch: nil, frames: p["frames"] == .bool(true)), limit: configuration.daemon.observerQueue)
+                : nil
+            defer { if let subscription { driver.broadcaster.remove(subscription.id) } }
+            let (outcome, display) = try await driver.launch(route, policy: policy, configuration: configuration)
+            let (launch, decision): (Launch, String) = switch outcome {
+            case .started(let l): (l, "started")
+            case .queued(let l): (l, "queued")
+            case .merged(let l): (l, "merged")
+            }
+            let first: [String: JSONValue] = ["launch": Wire.launch(launch, display: display), "decision": .string(decision)]
+            guard let subscription, !launch.state.isEnded else { return try await reply(first, false) }
+            try await reply(first, true)
+            try await Self.stream(subscription.mailbox, only: launch.id.value, grace: configuration.daemon.observerGrace, request: request) { event, last in
+                try await reply(["launch": Wire.launch(try await driver.get(launch.id), display: display), "decision": .string(decision),
+                                 "event": .object(event)], !last)
+            }
+        }
+
+        launcher.rawMethod("Watch", options: .init(requiresMore: true)) { [state] request, reply in
+            let p = request.call.parameters
+            var only: UInt64?
+            if p["launch"] != nil, p["launch"] != .null { only = try Self.id(p, "launch").value }
+            var everyNth = 1
+            if case let fps? = p["fps"]?.number {
+                guard fps > 0, fps.isFinite else { throw VarlinkError.invalidParameter("fps") }
+                everyNth = max(1, Int(await driver.fps / fps))
+            }
+            let configuration = state.current
+            let subscription = driver.broadcaster.add(.init(launch: only, frames: p["frames"] == .bool(true), everyNth: everyNth),
+                                                      limit: configuration.daemon.observerQueue)
+            defer { driver.broadcaster.remove(subscription.id) }
+            // Where things stand now, so the observer starts in sync.
+            let current = await driver.list().filter { only == nil ? !$0.state.isEnded : $0.id.value == only }
+            if let only, current.isEmpty { throw LauncherErrors.noSuchLaunch(only) }
+            for launch in current {
+                let snapshot = Wire.stateEvent(.init(launch: launch.id, from: nil, to: launch.state, reason: launch.reason, time: launch.changedAt))
+                let last = only != nil && launch.state.isEnded
+                try await reply(["event": .object(snapshot)], !last)
+                if last { return }
+            }
+            try await Self.stream(subscription.mailbox, only: only, grace: configuration.daemon.observerGrace, request: request) { event, last in
+                try await reply(["event": .object(event)], !last)
+            }
+        }
+
+        var app = InterfaceBuilder(Self.appText)
+        app.rawMethod("Ready") { request, reply in
+            try authorize(request, "Ready")
+            let p = request.call.parameters
+            var stage = ReadinessStage.ready
+            if case .string(let name)? = p["stage"], let parsed = ReadinessStage(rawValue: name) { stage = parsed }
+            var status: String?
+            if case .string(let text)? = p["status"] { status = text }
+            let elements = try Wire.elements(p["elements"])
+            do throws(VarlinkError) { try await driver.appReady(try Self.id(p, "launch"), stage: stage, status: status, elements: elements) } catch {
+                throw Self.appError(error)
+            }
+            try await reply([:], false)
+        }
+        app.rawMethod("Attach", options: .init(requiresMore: true)) { [state, supervisor] request, reply in
+            try authorize(request, "Attach")
+            guard case .string(let name)? = request.call.parameters["app"], state.current.apps.contains(where: { $0.name == name }),
+                  let supervisor else {
+                throw VarlinkError("io.curtain.App.NoSuchApp", ["app": request.call.parameters["app"] ?? .null])
+            }
+            let (token, deliveries) = await supervisor.attach(name)
+            do {
+                try await reply([:], true)   // attached
+                for await delivery in deliveries {
+                    do {
+                        try await reply(["delivery": delivery.route], true)
+                        delivery.delivered.resume(returning: true)
+                    } catch {
+                        delivery.delivered.resume(returning: false)
+                        throw error
+                    }
+                }
+            } catch {
+                await supervisor.detach(name, token)
+                throw error
+            }
+            await supervisor.detach(name, token)
+            throw CancellationError()   // the daemon is stopping: a final ShuttingDown reply
+        }
+        app.rawMethod("Failed") { request, reply in
+            try authorize(request, "Failed")
+            let p = request.call.parameters
+            guard case .string(let reason)? = p["reason"] else { throw VarlinkError.invalidParameter("reason") }
+            do throws(VarlinkError) { try await driver.appFailed(try Self.id(p, "launch"), reason: reason) } catch {
+                throw Self.appError(error)
+            }
+            try await reply([:], false)
+        }
+        return [launcher, app]
+    }
+
+    /// The driver speaks io.curtain.Launcher; an app is answered in io.curtain.App's terms.
+    static func appError(_ error: VarlinkError) -> VarlinkError {
+        error.name == LauncherErrors.prefix + "NoSuchLaunch" ? VarlinkError("io.curtain.App.NoSuchLaunch", error.parameters) : error
+    }
+
+    /// Writes an observer's mailbox out. Each reply must be taken within `grace` seconds, or
+    /// the observer is disconnected with ObserverTooSlow; so is one whose mailbox overflowed.
+    /// With `only`, the stream ends with that launch's final state event.
+    static func stream(_ mailbox: ObserverMailbox, only: UInt64?, grace: Double, request: VarlinkService.Request,
+                       send: @escaping @Sendable ([String: JSONValue], Bool) async throws -> Void) async throws {
+        while let item = await mailbox.next() {
+            let event: [String: JSONValue]
+            switch item {
+            case .event(let e), .frame(let e): event = e
+            }
+            if let only, event["launch"] != .int(Int64(only)) { continue }
+            var last = false
+            if only != nil, case .event = item, case .string(let to)? = event["to"], LaunchState(rawValue: to)?.isEnded == true { last = true }
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(grace))   // the grace period itself
+                await request.disconnect(LauncherErrors.observerTooSlow(grace))
+            }
+            defer { watchdog.cancel() }
+            try await send(event, last)
+            if last { return }
+        }
+        if mailbox.overflowed {
+            await request.disconnect(LauncherErrors.observerTooSlow(grace))
+            return
+        }
+        // Closed without an end of its own: the daemon is stopping.
+        throw CancellationError()
+    }
+}
+

@@ -1,0 +1,121 @@
+import CurtainCore
+import Varlink
+
+/// io.curtain.Launcher's values as JSON: launches, destinations, events, frames, routes.
+enum Wire {
+    static func destination(_ d: Destination) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "app": .string(d.app), "screen": .string(d.screen),
+            "parameters": .object(d.parameters.mapValues { .string($0.description) }),
+        ]
+        if let reason = d.reason { object["reason"] = .string(reason) }
+        return .object(object)
+    }
+
+    static func launch(_ l: Launch, display: String) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "id": .int(Int64(l.id.value)), "display": .string(display), "route": .string(l.route.description),
+            "destination": destination(l.destination), "state": .string(l.state.rawValue), "reason": .string(l.reason),
+            "requested": .float(l.requestedAt), "changed": .float(l.changedAt), "text_variant": .int(Int64(l.textVariant)),
+        ]
+        if let readiness = l.readiness { object["readiness"] = .string(readiness.rawValue) }
+        if let status = l.appStatus { object["app_status"] = .string(status) }
+        if let ready = l.readyAt { object["ready"] = .float(ready) }
+        return .object(object)
+    }
+
+    static func stateEvent(_ t: LaunchTransition) -> [String: JSONValue] {
+        var object: [String: JSONValue] = [
+            "kind": "state", "launch": .int(Int64(t.launch.value)), "time": .float(t.time),
+            "to": .string(t.to.rawValue), "reason": .string(t.reason),
+        ]
+        if let from = t.from { object["from"] = .string(from.rawValue) }
+        return object
+    }
+
+    static func destinationEvent(_ launch: LaunchID, _ d: Destination, reason: String, time: Double) -> [String: JSONValue] {
+        ["kind": "destination", "launch": .int(Int64(launch.value)), "time": .float(time),
+         "destination": destination(d), "reason": .string(reason)]
+    }
+
+    /// A frame: every slot of the timeline as "layer.property" → its components.
+    static func frame(launch: LaunchID, index: Int, time: Double, transition: Presentation.Transition,
+                      keys: [String], values: [Value]) -> [String: JSONValue] {
+        var object: [String: JSONValue] = [:]
+        object.reserveCapacity(keys.count)
+        for (key, value) in zip(keys, values) {
+            object[key] = .array((0..<value.kind.componentCount).map { .float(value.component($0)) })
+        }
+        return ["kind": "frame", "launch": .int(Int64(launch.value)), "time": .float(time), "frame": .int(Int64(index)),
+                "transition": .string(transition.rawValue), "values": .object(object)]
+    }
+
+    static let maximumElements = 32
+
+    /// Reported element frames: checked ids, finite numbers, a bounded count.
+    static func elements(_ value: JSONValue?) throws(VarlinkError) -> [String: Hero.Frame] {
+        guard case .object(let object)? = value else { return [:] }
+        guard object.count <= maximumElements else { throw VarlinkError.invalidParameter("elements") }
+        var result: [String: Hero.Frame] = [:]
+        for (id, frame) in object {
+            guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }),
+                  case let x? = frame["x"]?.number, case let y? = frame["y"]?.number,
+                  case let w? = frame["width"]?.number, case let h? = frame["height"]?.number,
+                  [x, y, w, h].allSatisfy(\.isFinite), w >= 0, h >= 0 else { throw VarlinkError.invalidParameter("elements") }
+            result[id] = Hero.Frame(x: x, y: y, width: w, height: h)
+        }
+        return result
+    }
+
+    /// A Route parameter: exactly one of normal, deeplink and push.
+    static func route(_ value: JSONValue?) throws(VarlinkError) -> Route {
+        guard case .object(let o)? = value else { throw LauncherErrors.invalidRoute("route must be an object") }
+        let given = ["normal", "deeplink", "push"].filter { o[$0] != nil && o[$0] != .null }
+        guard given.count == 1 else { throw LauncherErrors.invalidRoute("set exactly one of normal, deeplink and push (got \(given.count))") }
+        switch given[0] {
+        case "normal":
+            guard case .string(let app)? = o["normal"], !app.isEmpty else { throw LauncherErrors.invalidRoute("normal must name an app") }
+            return .normal(app: app)
+        case "deeplink":
+            guard case .string(let url)? = o["deeplink"] else { throw LauncherErrors.invalidRoute("deeplink must be a string") }
+            return .deeplink(url)
+        default:
+            var app: String?
+            if case .string(let named)? = o["push_app"] { app = named }
+            return .push(app: app, payload: o["push"]!)
+        }
+    }
+}
+
+extension Value.Kind {
+    var componentCount: Int {
+        switch self {
+        case .scalar: 1
+        case .point, .size: 2
+        case .rect, .color: 4
+        case .transform: 5
+        }
+    }
+}
+
+/// io.curtain.Launcher's errors.
+enum LauncherErrors {
+    static let prefix = "io.curtain.Launcher."
+    static func noSuchLaunch(_ id: UInt64) -> VarlinkError { VarlinkError(prefix + "NoSuchLaunch", ["id": .int(Int64(id))]) }
+    static func noRoute(_ reason: String) -> VarlinkError { VarlinkError(prefix + "NoRoute", ["reason": .string(reason)]) }
+    static func invalidRoute(_ reason: String) -> VarlinkError { VarlinkError(prefix + "InvalidRoute", ["reason": .string(reason)]) }
+    static func invalidControl(_ reason: String) -> VarlinkError { VarlinkError(prefix + "InvalidControl", ["reason": .string(reason)]) }
+    static func permissionDenied(_ method: String) -> VarlinkError { VarlinkError(prefix + "PermissionDenied", ["method": .string(method)]) }
+    static func busy(_ launch: UInt64) -> VarlinkError { VarlinkError(prefix + "Busy", ["launch": .int(Int64(launch))]) }
+    static func observerTooSlow(_ grace: Double) -> VarlinkError {
+        VarlinkError(prefix + "ObserverTooSlow", ["grace_usec": .int(Int64(grace * 1_000_000))])
+    }
+    static func reloadRefused(_ errors: [String]) -> VarlinkError { VarlinkError(prefix + "ReloadRefused", ["errors": .array(errors.map { .string($0) })]) }
+
+    static func from(_ error: RouteError) -> VarlinkError {
+        switch error {
+        case .unmatched, .unknownApp: noRoute(error.description)
+        default: invalidRoute(error.description)
+        }
+    }
+}

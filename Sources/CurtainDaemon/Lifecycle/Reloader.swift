@@ -1,0 +1,31 @@
+import CurtainConfig
+import Logging
+import Systemd
+
+/// Reads the configuration file again, all or nothing, telling systemd RELOADING=1 before
+/// and READY=1 after. SIGHUP and io.curtain.Launcher.Reload both come here.
+struct Reloader: Sendable {
+    let path: String
+    let explicit: Bool
+    let state: SharedConfiguration
+    let notifier: Notifier
+    let logger: Logger
+    /// The status line to restore after the reload.
+    let status: @Sendable () async -> String
+
+    func reload() async -> Result<Configuration, ConfigurationErrors> {
+        notifier.reloading()
+        let result = Daemon.loadConfiguration(path, explicit: explicit, logger: logger)
+        let line = await status()
+        switch result {
+        case .success(let configuration):
+            state.adopt(configuration)
+            logger.log(.configurationReloaded, "configuration reloaded", ["curtain_config": "\(path)"])
+            notifier.ready(status: "\(line) (configuration reloaded)")
+        case .failure:
+            logger.log(.reloadRefused, "reload refused; the running configuration stays", ["curtain_config": "\(path)"])
+            notifier.ready(status: "\(line) (reload refused: the configuration has errors)")
+        }
+        return result
+    }
+}

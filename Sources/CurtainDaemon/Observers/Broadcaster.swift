@@ -1,0 +1,71 @@
+import Synchronization
+import Varlink
+
+/// Hands every event to the observers that want it, each through its own mailbox, so a slow
+/// observer never holds up another or the frame clock.
+final class Broadcaster: Sendable {
+    /// What one observer wants: one launch or all; frames or only state events; a frame rate
+    /// at most the clock's (frames are then decimated by their index).
+    struct Filter: Sendable {
+        var launch: UInt64?
+        var frames: Bool
+        var everyNth: Int = 1
+    }
+
+    private struct Observer {
+        let filter: Filter
+        let mailbox: ObserverMailbox
+    }
+
+    private let observers = Mutex<[Int: Observer]>([:])
+    private let nextID = Atomic<Int>(0)
+
+    var count: Int { observers.withLock { $0.count } }
+
+    /// Registers an observer; remove it with `remove` when its stream ends.
+    func add(_ filter: Filter, limit: Int) -> (id: Int, mailbox: ObserverMailbox) {
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        let mailbox = ObserverMailbox(limit: limit)
+        observers.withLock { $0[id] = Observer(filter: filter, mailbox: mailbox) }
+        return (id, mailbox)
+    }
+
+    func remove(_ id: Int) {
+        observers.withLock { $0.removeValue(forKey: id) }?.mailbox.close()
+    }
+
+    /// A state event of `launch`.
+    func publish(event: [String: JSONValue], launch: UInt64) {
+        deliver(.event(event), launch: launch, frameIndex: nil)
+    }
+
+    /// Frame number `index` of `launch`.
+    func publish(frame: [String: JSONValue], launch: UInt64, index: Int) {
+        deliver(.frame(frame), launch: launch, frameIndex: index)
+    }
+
+    /// The launch ended: observers of only that launch get their last event and finish.
+    func finish(launch: UInt64) {
+        let done = observers.withLock { o in o.filter { $0.value.filter.launch == launch }.map(\.value.mailbox) }
+        done.forEach { $0.close() }
+    }
+
+    /// Shutdown: every stream finishes after what is queued.
+    func closeAll() {
+        observers.withLock { o in o.values.map(\.mailbox) }.forEach { $0.close() }
+    }
+
+    private func deliver(_ item: ObserverMailbox.Item, launch: UInt64, frameIndex: Int?) {
+        let targets = observers.withLock { o in
+            o.values.filter { observer in
+                if let wanted = observer.filter.launch, wanted != launch { return false }
+                guard let frameIndex else { return true }
+                return observer.filter.frames && frameIndex % observer.filter.everyNth == 0
+            }.map(\.mailbox)
+        }
+        for mailbox in targets where !mailbox.post(item) {
+            // Overflowed: its sender notices and disconnects it with ObserverTooSlow.
+            continue
+        }
+    }
+}

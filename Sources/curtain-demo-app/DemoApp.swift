@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import Systemd
+import Varlink
+import VarlinkNIO
+
+/// A destination app for trying Curtain: it takes its route from the environment, pretends
+/// to load (per screen), reports its stages and its logo's frame over sd_notify, and — with
+/// --attach — takes later routes as warm starts through io.curtain.App.Attach.
+@main
+struct DemoApp: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "curtain-demo-app",
+        abstract: "A demo destination app for Curtain.",
+        discussion: """
+        Reads CURTAIN_LAUNCH_ID, CURTAIN_SCREEN, CURTAIN_PARAMS and NOTIFY_SOCKET as curtaind \
+        sets them; reports X_CURTAIN_STAGE=skeleton, then content with X_CURTAIN_ELEMENTS (its \
+        logo's frame), then READY=1. With --attach it stays attached to CURTAIN_SOCKET and \
+        shows each delivered route, answering io.curtain.App.Ready.
+        """
+    )
+
+    @Option(name: .customLong("load"), help: ArgumentHelp("Seconds each screen takes to load: SECONDS or SCREEN=SECONDS (repeatable).", valueName: "spec"))
+    var loads: [String] = []
+
+    @Option(help: ArgumentHelp("The screen to show (default: CURTAIN_SCREEN).", valueName: "name"))
+    var screen: String?
+
+    @Flag(help: "Take later launches as warm starts (io.curtain.App.Attach).")
+    var attach = false
+
+    func loadTime(_ screen: String) -> Double {
+        var time = 0.5
+        for spec in loads {
+            let parts = spec.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, parts[0] == screen, let t = Double(parts[1]) { time = t }
+            if parts.count == 1, let t = Double(parts[0]) { time = t }
+        }
+        return max(0, time)
+    }
+
+    /// One line, written at once: the output is a pipe to the journal, which stdio would buffer.
+    func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    static let logo = #"{"logo": {"x": 24, "y": 24, "width": 48, "height": 48}}"#
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let notifier = Notifier()
+        let screen = self.screen ?? environment["CURTAIN_SCREEN"] ?? "home"
+        say("cold start: launch \(environment["CURTAIN_LAUNCH_ID"] ?? "?") screen \(screen) params \(environment["CURTAIN_PARAMS"] ?? "{}")")
+        let load = loadTime(screen)
+        // The simulated loading is the app's behaviour, not synchronisation.
+        try await Task.sleep(for: .seconds(load / 3))
+        notifier.notify(["X_CURTAIN_STAGE=skeleton", "STATUS=\(screen): skeleton"])
+        try await Task.sleep(for: .seconds(load * 2 / 3))
+        notifier.notify(["X_CURTAIN_ELEMENTS=\(Self.logo)", "X_CURTAIN_STAGE=content", "STATUS=\(screen): content"])
+        notifier.notify(["READY=1", "STATUS=\(screen): interactive"])
+
+        guard attach, let socket = environment["CURTAIN_SOCKET"], let app = environment["CURTAIN_APP"] else {
+            while true { try await Task.sleep(for: .seconds(3600)) }
+        }
+        try await VarlinkConnection.withConnection(to: socket) { attachment in
+            try await VarlinkConnection.withConnection(to: socket) { answers in
+                for try await reply in attachment.callMore("io.curtain.App.Attach", ["app": .string(app)]) {
+                    guard case .object(let delivery)? = reply["delivery"], case .int(let launch)? = delivery["launch"],
+                          case .string(let screen)? = delivery["screen"] else { continue }
+                    say("warm start: launch \(launch) screen \(screen)")
+                    try await Task.sleep(for: .seconds(loadTime(screen) / 4))
+                    let elements = try JSONParser.parse(Array(Self.logo.utf8))
+                    _ = try await answers.call("io.curtain.App.Ready", ["launch": .int(launch), "stage": "content",
+                                                                         "status": .string("\(screen): content"), "elements": elements])
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+@testable import CurtainDaemon
+import CurtainConfig
+import CurtainCore
+import CurtainTestKit
+import Logging
+import Testing
+import Varlink
+
+/// The driver on a manual clock: the coordinator's deadlines and the frame clock together.
+@Suite struct LaunchDriverTests {
+    static let configuration = try! Configuration(toml: """
+        [[apps]]
+        name = "shop"
+        exec = ["/bin/true"]
+        screens = ["home"]
+        default_screen = "home"
+        """, file: "test.toml")
+
+    struct Rig {
+        let clock = ManualClock()
+        let broadcaster = Broadcaster()
+        let driver: LaunchDriver<ManualClock>
+        let mailbox: ObserverMailbox
+        let loop: Task<Void, Never>
+
+        init(fps: Double = 10) async {
+            let observer = broadcaster.add(.init(launch: nil, frames: true), limit: 1000)
+            mailbox = observer.mailbox
+            driver = LaunchDriver(settings: LaunchDriverTests.configuration.daemon.launchSettings, fps: fps, clock: clock,
+                                  broadcaster: broadcaster, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+            let driver = self.driver
+            loop = Task { await driver.run() }
+            await clock.sleepers()
+        }
+
+        /// The next item an observer gets: ("state", "presenting") or ("frame", index).
+        func next() async -> [String: JSONValue] {
+            switch await mailbox.next() {
+            case .event(let e)?, .frame(let e)?: return e
+            case nil: return [:]
+            }
+        }
+
+        func advance(_ seconds: Double) async {
+            await clock.sleepers()
+            clock.advance(by: .seconds(seconds))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func framesLandOnTheGridAtTheirScheduledTimes() async throws {
+        let rig = await Rig()
+        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: Self.configuration)
+        #expect(await rig.next()["to"] == "requested")
+        #expect(await rig.next()["to"] == "presenting")
+        let first = await rig.next()
+        #expect(first["kind"] == "frame" && first["frame"] == 0 && first["time"] == 0.0 && first["transition"] == "appear")
+
+        await rig.advance(0.1)
+        let second = await rig.next()
+        #expect(second["frame"] == 1 && second["time"] == .float(1.0 / 10))
+
+        // 0.45 s late: the appear has ended meanwhile (0.3 s); one frame, the current one,
+        // showing the appear's last state — frames 2 to 4 are skipped, not burst.
+        await rig.advance(0.45)
+        #expect(await rig.next()["to"] == "holding")
+        let late = await rig.next()
+        #expect(late["frame"] == 5 && late["time"] == .float(5.0 / 10))
+        let appear = try LaunchDriver<ManualClock>.compile(Self.configuration).appear
+        let expected = appear.evaluate(at: appear.duration)
+        if case .object(let values)? = late["values"], let index = expected.values.indices.first {
+            let key = appear.slots[index].key
+            #expect(values[key] == .array((0..<expected.values[index].kind.componentCount).map { .float(expected.values[index].component($0)) }))
+        } else {
+            Issue.record("frame without values: \(late)")
+        }
+
+        // Holding is still: no frame until something moves. The app gets ready at 1.0.
+        await rig.advance(0.45)
+        try await rig.driver.appReady(LaunchID(1), stage: .ready, status: nil)
+        #expect(await rig.next()["to"] == "revealing")
+        let reveal = await rig.next()
+        #expect(reveal["transition"] == "reveal" && reveal["frame"] == 10)
+        await rig.advance(1)
+        let final = await rig.next()                     // the reveal's exact end state, then the event
+        #expect(final["final"] == true && final["time"] == .float(1.6))
+        #expect(await rig.next()["to"] == "revealed")
+        #expect(await rig.driver.list().first?.state == .revealed)
+        #expect(await rig.driver.statusLine() == "idle")
+        rig.loop.cancel()
+    }
+
+    @Test(.timeLimit(.minutes(1))) func stoppingCancelsTheLaunchAndEndsTheStreams() async throws {
+        let rig = await Rig()
+        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: Self.configuration)
+        #expect(await rig.driver.statusLine() == "1 launch: shop presenting")
+        await rig.driver.stop()
+        var last: [String: JSONValue] = [:]
+        while let item = await rig.mailbox.next() {
+            if case .event(let e) = item { last = e }
+        }
+        #expect(last["to"] == "cancelled" && last["reason"] == "daemon stopping")
+        await #expect(throws: VarlinkError.self) {
+            try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: Self.configuration)
+        }
+        rig.loop.cancel()
+    }
+
+    @Test func unknownRoutesAreRefusedPrecisely() async {
+        let rig = await Rig()
+        await #expect(throws: LauncherErrors.noRoute("unknown app 'tv'")) {
+            try await rig.driver.launch(.normal(app: "tv"), policy: nil, configuration: Self.configuration)
+        }
+        await #expect(throws: LauncherErrors.noSuchLaunch(9)) { try await rig.driver.appReady(LaunchID(9), stage: .ready, status: nil) }
+        #expect(await rig.driver.list().isEmpty)
+        rig.loop.cancel()
+    }
+}
+
+extension LaunchDriverTests {
+    /// The reveal is rebuilt from the elements the app reports: hero pairs them by id.
+    @Test(.timeLimit(.minutes(1))) func heroFliesTheLogoToWhereTheAppReportsIt() async throws {
+        var configuration = Self.configuration
+        configuration.transitions.reveal = Presets.document(named: "hero")!
+        let rig = await Rig()
+        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: configuration)
+        let target = Hero.Frame(x: 10, y: 20, width: 40, height: 40)
+        try await rig.driver.appReady(LaunchID(1), stage: .ready, status: nil, elements: ["logo": target, "title": .init(x: 0, y: 80, width: 100, height: 20)])
+        await rig.advance(5)
+        var lastReveal: [String: JSONValue]?
+        while let item = await rig.mailbox.next() {
+            if case .frame(let f) = item, f["transition"] == "reveal" { lastReveal = f }
+            if case .event(let e) = item, e["to"] == "revealed" { break }
+        }
+        // 5 s late, no frame on the grid falls inside the reveal; its end state still goes out.
+        #expect(lastReveal?["final"] == true)
+        guard case .object(let values)? = lastReveal?["values"] else { Issue.record("no reveal frame"); return }
+        #expect(values["hero.logo.position"] == [30.0, 40.0])
+        #expect(values["hero.title.opacity"] == [1.0])
+        rig.loop.cancel()
+    }
+
+    @Test func elementsAreCheckedAtTheBoundary() throws {
+        func frames(_ count: Int, id: (Int) -> String = { "e\($0)" }) -> JSONValue {
+            .object(Dictionary(uniqueKeysWithValues: (0..<count).map { (id($0), JSONValue.object(["x": 0, "y": 0, "width": 1, "height": 1])) }))
+        }
+        #expect(try Wire.elements(frames(32)).count == 32)
+        #expect(throws: VarlinkError.invalidParameter("elements")) { try Wire.elements(frames(33)) }
+        #expect(try Wire.elements(frames(1) { _ in String(repeating: "a", count: 64) }).count == 1)
+        #expect(throws: VarlinkError.invalidParameter("elements")) { try Wire.elements(frames(1) { _ in String(repeating: "a", count: 65) }) }
+        #expect(throws: VarlinkError.invalidParameter("elements")) { try Wire.elements(frames(1) { _ in "logo.x" }) }
+        #expect(throws: VarlinkError.invalidParameter("elements")) {
+            try Wire.elements(.object(["logo": .object(["x": 0, "y": 0, "width": -1, "height": 1])]))
+        }
+    }
+}

@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CurtainTestKit
+import Foundation
+import Testing
+import Varlink
+import VarlinkNIO
+
+/// The real curtaind binary on a temporary socket, driven by python's reference Varlink
+/// client: a launch from Launch to revealed with frames streamed to two observers.
+@Suite(.serialized) struct LauncherIntegrationTests {
+    static let daemon = TestEnvironment.product("curtaind")
+    static let python = TestEnvironment.repository.appendingPathComponent(".venv/bin/python").path
+    static let client = TestEnvironment.repository.appendingPathComponent("Tests/DaemonTests/launch_client.py").path
+
+    /// curtaind with the shipped configuration (world-writable socket for the permission
+    /// test), started and READY=1.
+    static func start() async throws -> (TestProcess, socket: String) {
+        let directory = TestEnvironment.temporaryDirectory("launcher")
+        let socket = directory.appendingPathComponent("launcher.sock").path
+        let config = try TestConfiguration.write(into: directory)
+        let notify = NotifyListener(directory: directory)
+        let process = try await TestProcess(daemon, ["--config", config, "--socket", socket], environment: ["NOTIFY_SOCKET": notify.path])
+        let ready = await notify.await { $0.hasPrefix("READY=1") }
+        #expect(ready.matched != nil, "curtaind did not get ready: \(process.output)")
+        return (process, socket)
+    }
+
+    func json(_ text: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    @Test func aLaunchIsWatchedFromLaunchToRevealed() async throws {
+        guard TestEnvironment.isExecutable(Self.python) else {
+            if TestEnvironment.inCI { Issue.record("the python venv is missing; run make setup") }
+            return
+        }
+        let (daemon, socket) = try await Self.start()
+        let run = try await TestProcess.run(Self.python, [Self.client, socket, "scenario"], within: 60)
+        #expect(run.status == 0, "\(run.stderr)")
+        let result = json(run.stdout)
+        let seen = result["seen"] as? [String: [[String: Any]]] ?? [:]
+        let a = seen["a"] ?? [], b = seen["b"] ?? []
+
+        // Every state, in order, each with its reason; the destination from the deep link.
+        let states = a.filter { $0["kind"] as? String == "state" }.map { $0["to"] as? String ?? "?" }
+        #expect(states == ["requested", "presenting", "holding", "revealing", "revealed"])
+        let first = result["first"] as? [String: Any]
+        let destination = (first?["launch"] as? [String: Any])?["destination"] as? [String: Any]
+        #expect(destination?["screen"] as? String == "product")
+        #expect((destination?["parameters"] as? [String: String])?["id"] == "42")
+        let final = result["final"] as? [String: Any]
+        #expect(final?["state"] as? String == "revealed" && final?["readiness"] as? String == "content")
+        #expect(final?["app_status"] as? String == "catalogue loaded")
+
+        // Frames: on the 60 Hz grid (time = frame / 60), consecutive while the overlay moves.
+        let all = a.filter { $0["kind"] as? String == "frame" }
+        // The last frame is the reveal's end state at its exact end, just before "revealed".
+        #expect(all.last?["final"] as? Bool == true)
+        #expect(all.last?["time"] as? Double == a.last?["time"] as? Double)
+        let frames = all.filter { $0["final"] == nil }
+        #expect(frames.count > 20)
+        for frame in frames {
+            let index = frame["frame"] as? Int ?? -1, time = frame["time"] as? Double ?? -1
+            #expect(abs(time - Double(index) / 60) < 1e-9, "frame \(index) at \(time)")
+        }
+        // In order and one period apart — unless the reader lagged a frame behind, when the
+        // newer frame replaced the waiting one (coalescing): a gap, never a burst or a reorder.
+        let reveal = frames.filter { $0["transition"] as? String == "reveal" }.compactMap { $0["frame"] as? Int }
+        let steps = zip(reveal, reveal.dropFirst()).map { $1 - $0 }
+        #expect(!reveal.isEmpty && steps.allSatisfy { $0 >= 1 }, "\(reveal)")
+        #expect(steps.filter { $0 == 1 }.count * 10 >= steps.count * 8, "mostly one period apart: \(reveal)")   // 0.6 s at 60 Hz
+
+        // The second observer joined after the launch: it starts with a snapshot and then gets
+        // every state event; its reveal frames lie on the same grid, in order.
+        let bStates = b.filter { $0["kind"] as? String == "state" }.map { $0["to"] as? String ?? "?" }
+        #expect(bStates.last == "revealed" && bStates.contains("revealing"))
+        let bReveal = b.filter { $0["transition"] as? String == "reveal" && $0["final"] == nil }.compactMap { $0["frame"] as? Int }
+        #expect(!bReveal.isEmpty && zip(bReveal, bReveal.dropFirst()).allSatisfy { $1 > $0 })
+        #expect(Set(bReveal).union(reveal).count <= (reveal.last ?? 0) - (reveal.first ?? 0) + 2)
+
+        let statistics = result["statistics"] as? [String: Any]
+        #expect(statistics?["revealed"] as? Int == 1 && statistics?["started"] as? Int == 1)
+
+        daemon.signal(SIGTERM)
+        #expect(await daemon.finish(within: 15).status == 0)
+    }
+
+    @Test func onlyTheControlGroupMayLaunch() async throws {
+        guard TestEnvironment.isRoot, TestEnvironment.isExecutable(Self.python) else {
+            if TestEnvironment.inCI { Issue.record("needs root and the python venv") }
+            return
+        }
+        let (daemon, socket) = try await Self.start()
+        // The same client as an unprivileged user outside the control group.
+        let run = try await TestProcess.run("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                                                                 Self.python, Self.client, socket, "denied"], within: 60)
+        #expect(run.status == 0, "\(run.stderr)")
+        let result = json(run.stdout)
+        #expect(result["ping"] as? String == "ok")
+        #expect(result["launch"] as? String == "io.curtain.Launcher.PermissionDenied")
+        #expect(result["list"] as? Int == 0)   // and nothing was launched
+        daemon.signal(SIGTERM)
+        #expect(await daemon.finish(within: 15).status == 0)
+    }
+}
+
+extension LauncherIntegrationTests {
+    /// Our own client (VarlinkNIO) against the real daemon: control mid-reveal and errors.
+    @Test func ourClientSteersALaunch() async throws {
+        let (daemon, socket) = try await Self.start()
+        try await VarlinkConnection.withConnection(to: socket) { connection in
+            let launched = try await connection.call("io.curtain.Launcher.Launch", ["route": ["deeplink": "shop://product/7"]])
+            guard case .object(let launch)? = launched["launch"], case .int(let id)? = launch["id"] else {
+                Issue.record("no launch: \(launched)"); return
+            }
+            // Paused at half of the appear, it stays there.
+            let paused = try await connection.call("io.curtain.Launcher.Control", ["id": .int(id), "action": "seek", "progress": 0.5])
+            #expect((paused["launch"]?["state"]) == "presenting")
+            // A stream holds its connection until it ends: watch on a second one.
+            let last: JSONValue? = try await VarlinkConnection.withConnection(to: socket) { watcher in
+                var events = watcher.callMore("io.curtain.Launcher.Watch", ["launch": .int(id)]).makeAsyncIterator()
+                #expect(try await events.next()?["event"]?["to"] == "presenting")   // the snapshot
+                _ = try await connection.call("io.curtain.Launcher.Control", ["id": .int(id), "action": "cancel"])
+                // Cancel plays the appear back from half way; then the launch ends cancelled.
+                var last: JSONValue?
+                while let reply = try await events.next() { last = reply["event"]?["to"] }
+                return last
+            }
+            #expect(last == "cancelled")
+            await #expect(throws: VarlinkError("io.curtain.Launcher.InvalidControl",
+                                               ["reason": .string("launch \(id) has already ended (cancelled)")])) {
+                _ = try await connection.call("io.curtain.Launcher.Control", ["id": .int(id), "action": "pause"])
+            }
+        }
+        daemon.signal(SIGTERM)
+        #expect(await daemon.finish(within: 15).status == 0)
+    }
+}

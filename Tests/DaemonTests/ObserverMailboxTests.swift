@@ -1,0 +1,44 @@
+@testable import CurtainDaemon
+import Testing
+import Varlink
+
+@Suite struct ObserverMailboxTests {
+    static func event(_ n: Int) -> ObserverMailbox.Item { .event(["n": .int(Int64(n))]) }
+    static func frame(_ n: Int) -> ObserverMailbox.Item { .frame(["frame": .int(Int64(n))]) }
+
+    @Test func framesCoalesceBetweenEventsAndOrderIsKept() async {
+        let mailbox = ObserverMailbox(limit: 16)
+        mailbox.post(Self.frame(1))
+        mailbox.post(Self.frame(2))
+        mailbox.post(Self.event(1))
+        mailbox.post(Self.frame(3))
+        mailbox.post(Self.frame(4))
+        mailbox.post(Self.frame(5))
+        mailbox.post(Self.event(2))
+        #expect(mailbox.count == 4)
+        var received: [ObserverMailbox.Item] = []
+        mailbox.close()
+        while let item = await mailbox.next() { received.append(item) }
+        #expect(received == [Self.frame(2), Self.event(1), Self.frame(5), Self.event(2)])
+    }
+
+    @Test func aStalledObserverHoldsBoundedMemoryHoweverLongItStalls() {
+        let mailbox = ObserverMailbox(limit: 4)
+        for n in 0..<100_000 { mailbox.post(Self.frame(n)) }
+        #expect(mailbox.count == 1)
+        for n in 0..<4 { #expect(mailbox.post(Self.event(n))) }
+        for n in 0..<1000 { mailbox.post(Self.frame(n)) }
+        #expect(mailbox.count == 6)   // frame, four events, frame
+        // One state event too many: it is not dropped silently — the observer must go.
+        #expect(!mailbox.post(Self.event(4)))
+        #expect(mailbox.overflowed)
+    }
+
+    @Test func aWaitingObserverGetsTheItemAtOnce() async {
+        let mailbox = ObserverMailbox(limit: 4)
+        async let first = mailbox.next()
+        // The waiter registers before the post or the post queues: either way it arrives.
+        mailbox.post(Self.event(7))
+        #expect(await first == Self.event(7))
+    }
+}
