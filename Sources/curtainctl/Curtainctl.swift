@@ -1,4 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
+import CurtainctlSupport
 
 /// `curtainctl`: control and inspect Curtain. This first cut carries the designer's tools
 /// (`curve`, `timeline`); the daemon commands arrive with curtaind.
@@ -13,10 +17,13 @@ struct Curtainctl: ParsableCommand {
         step-start, step-end, linear(0, 0.25 75%, 1); or by Core Animation name: easeIn, easeOut, \
         easeInEaseOut, default; or as a spring: spring(mass stiffness damping initialVelocity).
 
-        Exit status: 0 success, 1 failure, 2 usage or input error.
+        Exit status: 0 success; 1 failure (the daemon refused, or a followed launch failed or \
+        was cancelled); 2 usage or input error; 3 no daemon answered.
         """,
         version: CurtainVersion.string,
-        subcommands: [CurveCommand.self, TimelineCommand.self, ConfigCommand.self, RouteCommand.self]
+        subcommands: [LaunchCommand.self, ListCommand.self, StatusCommand.self, WatchCommand.self, ControlCommand.self,
+                      ReloadCommand.self, PingCommand.self, InfoCommand.self,
+                      CurveCommand.self, TimelineCommand.self, ConfigStub.self, RouteStub.self]
     )
 
     /// Numbers after `--at` may be negative (extrapolation); ArgumentParser would take "-0.5"
@@ -24,17 +31,8 @@ struct Curtainctl: ParsableCommand {
     /// Also maps ArgumentParser's usage failures (64) onto curtainctl's documented status 2.
     static func main() {
         let arguments = attachNegativeNumbers(Array(CommandLine.arguments.dropFirst()), after: ["--at"])
-        do {
-            var command = try parseAsRoot(arguments)
-            try command.run()
-        } catch {
-            if exitCode(for: error) == .validationFailure {
-                var stderr = StandardError()
-                print(fullMessage(for: error), to: &stderr)
-                exit(withError: ExitCode(2))
-            }
-            exit(withError: error)
-        }
+        if let status = PingCommand.fastPath(arguments) { Glibc.exit(status) }
+        runMappingUsageErrors(arguments)
     }
 }
 
@@ -56,14 +54,3 @@ func attachNegativeNumbers(_ arguments: [String], after options: Set<String>) ->
     return result
 }
 
-enum CurtainVersion {
-    static let string = "0.1.0"
-}
-
-/// Prints one line to stderr, prefixed with the command, and returns exit status 2: the way
-/// every input error leaves curtainctl.
-func fail(_ command: String, _ message: String) -> ExitCode {
-    var stderr = StandardError()
-    print("curtainctl \(command): \(message)", to: &stderr)
-    return ExitCode(2)
-}

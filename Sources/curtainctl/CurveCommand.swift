@@ -1,4 +1,5 @@
 import ArgumentParser
+import CurtainctlSupport
 import CurtainCore
 
 /// `curtainctl curve`: evaluate a timing function, as a designer tuning a curve needs.

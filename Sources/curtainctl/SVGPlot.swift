@@ -1,4 +1,5 @@
 import CurtainCore
+import CurtainctlSupport
 
 /// A dependency-free SVG plot: one panel per series, stacked, each with its own y range,
 /// sharing the x axis. Good enough to eyeball a curve or a timeline's tracks.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CurtainctlSupport
 import CurtainCore
 
 /// `curtainctl timeline`: print every frame of a timeline, as a renderer would receive it.

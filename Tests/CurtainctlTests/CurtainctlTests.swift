@@ -1,18 +1,11 @@
+import CurtainTestKit
 import Foundation
 import Testing
 import CurtainCore
 
 /// Runs the built `curtainctl` as a whole process, as a user or script would.
-struct CLI {
-    static let executable: URL = {
-        // The test bundle and the package's executables are built into the same directory.
-        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [here, here.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("curtainctl")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return here.appendingPathComponent("curtainctl")
-    }()
+enum CLI {
+    static let executable = TestEnvironment.product("curtainctl")
 
     struct Result {
         let status: Int32
@@ -20,32 +13,21 @@ struct CLI {
         let stderr: String
     }
 
-    static func run(_ arguments: String...) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read before waiting so a large output cannot fill the pipe and stall the child.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+    static func run(_ arguments: String...) async throws -> Result {
+        let r = try await TestProcess.run(executable, arguments)
+        return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 }
 
 @Suite struct CurveCommandTests {
-    @Test func printsXAndYPerInput() throws {
-        let r = try CLI.run("curve", "cubic-bezier(0.42, 0, 0.58, 1)", "--at", "0", "0.5", "1")
+    @Test func printsXAndYPerInput() async throws {
+        let r = try await CLI.run("curve", "cubic-bezier(0.42, 0, 0.58, 1)", "--at", "0", "0.5", "1")
         #expect(r.status == 0)
         #expect(r.stdout == "0 0\n0.5 0.5\n1 1\n")
     }
 
-    @Test func fullPrecisionAndNegativeInputs() throws {
-        let r = try CLI.run("curve", "ease", "--at", "0.25", "-0.5")
+    @Test func fullPrecisionAndNegativeInputs() async throws {
+        let r = try await CLI.run("curve", "ease", "--at", "0.25", "-0.5")
         let lines = r.stdout.split(separator: "\n")
         #expect(lines.count == 2)
         let y = Double(lines[0].split(separator: " ")[1])!
@@ -53,33 +35,33 @@ struct CLI {
         #expect(lines[1] == "-0.5 -0.2")
     }
 
-    @Test func samplesAndJSON() throws {
-        let r = try CLI.run("curve", "linear", "--samples", "3", "--json")
+    @Test func samplesAndJSON() async throws {
+        let r = try await CLI.run("curve", "linear", "--samples", "3", "--json")
         #expect(r.stdout == "[{\"x\":0,\"y\":0},{\"x\":0.5,\"y\":0.5},{\"x\":1,\"y\":1}]\n")
-        #expect(try CLI.run("curve", "linear", "--samples", "1").status == 2)
+        #expect(try await CLI.run("curve", "linear", "--samples", "1").status == 2)
     }
 
-    @Test func beforeFlag() throws {
-        #expect(try CLI.run("curve", "step-start", "--at", "0").stdout == "0 1\n")
-        #expect(try CLI.run("curve", "step-start", "--at", "0", "--before").stdout == "0 0\n")
+    @Test func beforeFlag() async throws {
+        #expect(try await CLI.run("curve", "step-start", "--at", "0").stdout == "0 1\n")
+        #expect(try await CLI.run("curve", "step-start", "--at", "0", "--before").stdout == "0 0\n")
     }
 
-    @Test func springTakesSeconds() throws {
-        let r = try CLI.run("curve", "spring(1 100 10 0)", "--at", "0.1")
+    @Test func springTakesSeconds() async throws {
+        let r = try await CLI.run("curve", "spring(1 100 10 0)", "--at", "0.1")
         #expect(r.stdout == "0.1 \(Spring(stiffness: 100, damping: 10).value(atTime: 0.1))\n")
     }
 
-    @Test func badFunctionExitsWithTheParseError() throws {
-        let r = try CLI.run("curve", "cubic-bezier(1.2, 0, 0, 1)", "--at", "0.5")
+    @Test func badFunctionExitsWithTheParseError() async throws {
+        let r = try await CLI.run("curve", "cubic-bezier(1.2, 0, 0, 1)", "--at", "0.5")
         #expect(r.status == 2)
         #expect(r.stdout.isEmpty)
         #expect(r.stderr == "curtainctl curve: cubic-bezier(1.2, 0, 0, 1): x1 must be within [0, 1]\n")
     }
 
-    @Test func writesAnSVG() throws {
+    @Test func writesAnSVG() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("curve-\(getpid()).svg").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let r = try CLI.run("curve", "ease-out", "--samples", "4", "--svg", path)
+        let r = try await CLI.run("curve", "ease-out", "--samples", "4", "--svg", path)
         #expect(r.status == 0)
         let svg = try String(contentsOfFile: path, encoding: .utf8)
         #expect(svg.hasPrefix("<svg"))
@@ -88,8 +70,8 @@ struct CLI {
 }
 
 @Suite struct TimelineCommandTests {
-    @Test func presetFramesAtTheRequestedRate() throws {
-        let r = try CLI.run("timeline", "yula-mask-reveal", "--fps", "10")
+    @Test func presetFramesAtTheRequestedRate() async throws {
+        let r = try await CLI.run("timeline", "yula-mask-reveal", "--fps", "10")
         #expect(r.status == 0)
         let lines = r.stdout.split(separator: "\n")
         #expect(lines.count == 1 + 7)          // header + frames at 0, 0.1, …, 0.6
@@ -97,8 +79,8 @@ struct CLI {
         #expect(lines[7].hasPrefix("0.6 "))
     }
 
-    @Test func jsonFramesCarryScheduledTimesAndValues() throws {
-        let r = try CLI.run("timeline", "yula-mask-reveal", "--fps", "60", "--json", "--param", "screen.height=812")
+    @Test func jsonFramesCarryScheduledTimesAndValues() async throws {
+        let r = try await CLI.run("timeline", "yula-mask-reveal", "--fps", "60", "--json", "--param", "screen.height=812")
         let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
         let frames = object["frames"] as! [[String: Any]]
         #expect(frames.count == 37)
@@ -107,27 +89,27 @@ struct CLI {
         #expect(frames[6]["t"] as! Double == 0.1)
     }
 
-    @Test func fileSourceAndErrors() throws {
+    @Test func fileSourceAndErrors() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tl-\(getpid()).json").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try #"{"name": "t", "animations": [{"layer": "a", "property": "opacity", "from": 0, "to": 1, "duration": 0.5}]}"#
             .write(toFile: path, atomically: true, encoding: .utf8)
-        let ok = try CLI.run("timeline", path, "--fps", "4")
+        let ok = try await CLI.run("timeline", path, "--fps", "4")
         #expect(ok.stdout == "time  a.opacity\n0     0\n0.25  0.5\n0.5   0\n")   // removed after its end
 
         try #"{"name": "t", "animations": [{"layer": "a", "property": "opacity", "from": 0, "to": 1}]}"#
             .write(toFile: path, atomically: true, encoding: .utf8)
-        let bad = try CLI.run("timeline", path)
+        let bad = try await CLI.run("timeline", path)
         #expect(bad.status == 2)
         #expect(bad.stderr == "curtainctl timeline: \(path): animations[0].duration: is required (seconds)\n")
 
-        let missing = try CLI.run("timeline", "no-such-preset")
+        let missing = try await CLI.run("timeline", "no-such-preset")
         #expect(missing.status == 2)
-        #expect(missing.stderr.contains("is neither a file nor a preset (presets: yula-appear, yula-mask-reveal)"))
+        #expect(missing.stderr.contains("is neither a file nor a preset (presets: fade, fade-in, hero, logo-move, mask-reveal, panel-blur, slide, yula-appear, yula-mask-reveal)"))
     }
 
-    @Test func sourcePrintsADocumentThatCompilesToTheSameTimeline() throws {
-        let r = try CLI.run("timeline", "yula-mask-reveal", "--source")
+    @Test func sourcePrintsADocumentThatCompilesToTheSameTimeline() async throws {
+        let r = try await CLI.run("timeline", "yula-mask-reveal", "--source")
         let reparsed = try Timeline(document: TimelineDocument(json: Array(r.stdout.utf8)))
         let original = try Timeline(document: Presets.document(named: "yula-mask-reveal")!)
         #expect(reparsed == original)
@@ -138,29 +120,29 @@ struct CLI {
     static let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("config/curtain.toml").path
 
-    @Test func shippedConfigurationChecksClean() throws {
-        let r = try CLI.run("config", "check", Self.shipped)
+    @Test func shippedConfigurationChecksClean() async throws {
+        let r = try await CLI.run("config", "check", Self.shipped)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "\(Self.shipped): ok — 2 apps, 4 deep-link rules, 2 push rules, fallback shop/home, display 1920×1080 at 60 Hz, transitions yula-appear / yula-mask-reveal\n")
     }
 
-    @Test func problemsAreListedWithLocations() throws {
+    @Test func problemsAreListedWithLocations() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(getpid()).toml").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try "[display]\nwidth = 0\n\n[[apps]]\nname = \"a\"\nexec = [\"/bin/a\"]\ncolour = \"red\"\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let r = try CLI.run("config", "check", path)
+        let r = try await CLI.run("config", "check", path)
         #expect(r.status == 1)
         #expect(r.stderr == """
         \(path):2:1: display.width: 0.0 is outside 1.0...32768.0
-        \(path):7:1: apps[0].colour: unknown key 'colour' (known here: default_screen, environment, exec, name, readiness, screens, single_instance, working_directory)
+        \(path):7:1: apps[0].colour: unknown key 'colour' (known here: default_screen, environment, exec, name, readiness, screens, single_instance, warm, working_directory)
         curtainctl config check: \(path) has 2 problems
 
         """)
-        #expect(try CLI.run("config", "check", path + ".missing").status == 2)
+        #expect(try await CLI.run("config", "check", path + ".missing").status == 2)
     }
 
-    @Test func explainShowsEveryRulesVerdict() throws {
-        let r = try CLI.run("route", "explain", "--deeplink", "shop://product/42?ref=mail", "--config", Self.shipped)
+    @Test func explainShowsEveryRulesVerdict() async throws {
+        let r = try await CLI.run("route", "explain", "--deeplink", "shop://product/42?ref=mail", "--config", Self.shipped)
         #expect(r.status == 0)
         #expect(r.stdout == """
         destination: shop/product  id=42 referrer=mail
@@ -171,17 +153,17 @@ struct CLI {
           ✗ 4. chat://thread/<uuid:thread> → chat/thread — no match: scheme 'shop' is not 'chat'
 
         """)
-        let push = try CLI.run("route", "explain", "--push", #"{"aps": {"category": "chat"}, "target": {"thread": "t1"}}"#, "--config", Self.shipped)
+        let push = try await CLI.run("route", "explain", "--push", #"{"aps": {"category": "chat"}, "target": {"thread": "t1"}}"#, "--config", Self.shipped)
         #expect(push.stdout.hasPrefix("destination: chat/thread  thread=t1\n"))
         #expect(push.stdout.contains("· 2. push [aps.category == \"chat\"] → chat/inbox — matched, lost to rule 1: fewer conditions (1 < 2)"))
     }
 
-    @Test func badInputExitsTwo() throws {
-        let bad = try CLI.run("route", "explain", "--deeplink", "shop://x/%zz", "--config", Self.shipped)
+    @Test func badInputExitsTwo() async throws {
+        let bad = try await CLI.run("route", "explain", "--deeplink", "shop://x/%zz", "--config", Self.shipped)
         #expect(bad.status == 2)
         #expect(bad.stderr == "curtainctl route explain: invalid deep link 'shop://x/%zz': '%zz' has a '%' that is not followed by two hex digits\n")
-        let json = try CLI.run("route", "explain", "--push", "[1]", "--config", Self.shipped)
+        let json = try await CLI.run("route", "explain", "--push", "[1]", "--config", Self.shipped)
         #expect(json.stderr == "curtainctl route explain: --push: the payload must be a JSON object\n")
-        #expect(try CLI.run("route", "explain", "--config", Self.shipped).status == 2)
+        #expect(try await CLI.run("route", "explain", "--config", Self.shipped).status == 2)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CurtainctlSupport
 import CurtainConfig
 import CurtainCore
 import JSON

@@ -7,15 +7,15 @@ import CurtainCore
 
 /// Numbers as printed: shortest text that reads back as the same double (at least as precise
 /// as 9 significant digits, and exact), integers without ".0"; JSON gets null for non-finite.
-enum Format {
-    static func number(_ value: Double) -> String {
+public enum Format {
+    public static func number(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return value == 0 ? "0" : String(Int64(value)) }
         return String(value)
     }
 
-    static func json(_ value: Double) -> String { value.isFinite ? number(value) : "null" }
+    public static func json(_ value: Double) -> String { value.isFinite ? number(value) : "null" }
 
-    static func jsonString(_ text: String) -> String {
+    public static func jsonString(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -37,14 +37,14 @@ enum Format {
     }
 
     /// A value for a table cell: scalars plain, others as name=value pairs.
-    static func cell(_ value: Value) -> String {
+    public static func cell(_ value: Value) -> String {
         if case .scalar(let v) = value { return number(v) }
         let names = Value.componentNames(value.kind)
         return zip(names, value.components).map { "\($0)=\(number($1))" }.joined(separator: ",")
     }
 
     /// A value as JSON: a number, or an object of its components.
-    static func json(_ value: Value) -> String {
+    public static func json(_ value: Value) -> String {
         if case .scalar(let v) = value { return json(v) }
         let names = Value.componentNames(value.kind)
         return "{" + zip(names, value.components).map { "\"\($0)\":\(json($1))" }.joined(separator: ",") + "}"
@@ -52,10 +52,10 @@ enum Format {
 }
 
 /// Reads and writes whole files with plain POSIX calls (no Foundation at start-up).
-enum Files {
-    static let maximumRead = 16 * 1024 * 1024
+public enum Files {
+    public static let maximumRead = 16 * 1024 * 1024
 
-    static func read(_ path: String) throws(FileError) -> [UInt8] {
+    public static func read(_ path: String) throws(FileError) -> [UInt8] {
         guard let file = fopen(path, "rb") else { throw FileError(path: path, errno: errno) }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -71,7 +71,7 @@ enum Files {
         }
     }
 
-    static func write(_ text: String, to path: String) throws(FileError) {
+    public static func write(_ text: String, to path: String) throws(FileError) {
         guard let file = fopen(path, "wb") else { throw FileError(path: path, errno: errno) }
         var bytes = Array(text.utf8)
         let written = bytes.withUnsafeMutableBytes { fwrite($0.baseAddress, 1, $0.count, file) }
@@ -79,27 +79,31 @@ enum Files {
         guard written == bytes.count, closed == 0 else { throw FileError(path: path, errno: errno) }
     }
 
-    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 }
 
-struct FileError: Error, CustomStringConvertible {
-    let path: String
-    let message: String
-    init(path: String, errno code: Int32) { self.path = path; message = String(cString: strerror(code)) }
-    init(path: String, message: String) { self.path = path; self.message = message }
-    var description: String { "\(path): \(message)" }
+public struct FileError: Error, CustomStringConvertible {
+    public let path: String
+    public let message: String
+    public init(path: String, errno code: Int32) { self.path = path; message = String(cString: strerror(code)) }
+    public init(path: String, message: String) { self.path = path; self.message = message }
+    public var description: String { "\(path): \(message)" }
 }
 
 /// Unbuffered standard error, written with write(2).
-struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) {
-        var bytes = Array(string.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { unistd_write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { return }
-            offset += n
-        }
+public struct StandardError: TextOutputStream {
+    public init() {}
+    public mutating func write(_ string: String) { writeAll(2, string) }
+}
+
+/// Writes all of `text` to `fd` with write(2), past short writes (stops on an error).
+public func writeAll(_ fd: Int32, _ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { unistd_write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if n <= 0 { return }
+        offset += n
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CurtainctlSupport
 import CurtainConfig
 
 /// `curtainctl config check`: validate a configuration file the way curtaind will read it.

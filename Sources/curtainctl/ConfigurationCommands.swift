@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import CurtainctlSupport
+
+/// `config` and `route` are carried out by curtainctl-config, next to this executable: the
+/// TOML reader needs Foundation, which curtainctl does not load (start-up time).
+enum ConfigurationHelper {
+    static func run(_ arguments: [String]) -> Never {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let directory = length > 0 ? String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") : "."
+        let helper = directory + "/curtainctl-config"
+        let argv = [helper] + arguments
+        var pointers = argv.map { strdup($0) } + [nil]
+        execv(helper, &pointers)
+        var stderr = StandardError()
+        print("curtainctl: cannot run \(helper): \(String(cString: strerror(errno))); reinstall Curtain", to: &stderr)
+        exit(2)
+    }
+}
+
+struct ConfigStub: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "config", abstract: "Check a configuration file (curtainctl config check [PATH]).")
+    @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+    func run() throws { ConfigurationHelper.run(["config"] + arguments) }
+}
+
+struct RouteStub: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "route", abstract: "Explain where a route would land (curtainctl route explain …).")
+    @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+    func run() throws { ConfigurationHelper.run(["route"] + arguments) }
+}
