@@ -43,7 +43,7 @@ let package = Package(
             name: "curtainctl-config",
             dependencies: ["CurtainCore", "CurtainConfig", "CurtainctlSupport", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .target(name: "CurtainctlSupport", dependencies: ["CurtainCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .target(name: "CurtainctlSupport", dependencies: ["CurtainCore", "JSON", "Varlink", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // libsystemd (Debian's libsystemd-dev, installed by `make setup`).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // recvmsg with SCM_CREDENTIALS/SCM_RIGHTS for the notify socket (CMSG_* are macros).
@@ -93,6 +93,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // make bench's load generator: observers, launches and a ready-at-once app, run as a
+        // process apart from curtaind (Benchmarks/run drives it).
+        .executableTarget(
+            name: "curtain-load",
+            dependencies: ["CSystemd", "CurtainctlSupport", "JSON", "Varlink"],
+            path: "Benchmarks/LoadGenerator"
         ),
         .executableTarget(name: "varlink-certification", dependencies: ["JSON", "Varlink", "VarlinkNIO"]),
         // Test kit shipped beside the library: child processes with bounded waits, a notify

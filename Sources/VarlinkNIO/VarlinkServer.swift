@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 import Varlink
 
 /// Serves a `VarlinkService` on a Unix socket.
@@ -28,8 +29,12 @@ public final class VarlinkServer: Sendable {
         public var maximumConnectionsPerUID = 1024
         /// How long a message may take to arrive once it has begun (nil: for ever).
         public var messageTimeout: TimeAmount? = .seconds(30)
-        /// Output buffered per connection before the server stops producing replies for it.
-        public var outputBufferLimit = 1024 * 1024
+        /// Output buffered per connection (beyond the kernel's socket buffer) before the
+        /// server stops producing replies for it. Small on purpose: a peer that keeps up never
+        /// fills the socket buffer, so this is only ever held for peers that stall — and a
+        /// daemon with 1000 stalled observers holds 1000 of it (1 MiB each was 1 GB; see
+        /// BENCHMARKS.md, memory). A larger reply is still written whole.
+        public var outputBufferLimit = 16 * 1024
         /// Applied to a socket file the server creates.
         public var socketMode: mode_t = 0o660
         public var socketGroup: gid_t? = nil
@@ -121,8 +126,9 @@ public final class VarlinkServer: Sendable {
                 try await server.executeThenClose { connections in
                     for try await connection in connections {
                         guard let channel = connection.channel else { continue }
-                        group.addTask(executorPreference: EventLoopTaskExecutor(channel.channel.eventLoop)) {
-                            await self.serve(channel, peer: connection.peer)
+                        let executor = EventLoopTaskExecutor(channel.channel.eventLoop)
+                        group.addTask(executorPreference: executor) {
+                            await self.serve(channel, peer: connection.peer, executor: executor)
                         }
                     }
                 }
@@ -146,9 +152,13 @@ public final class VarlinkServer: Sendable {
     }
 
     /// One connection: its calls, one at a time, in order.
-    private func serve(_ connection: ServerConnection, peer: PeerCredentials?) async {
+    private func serve(_ connection: ServerConnection, peer: PeerCredentials?, executor: EventLoopTaskExecutor) async {
         guard accepted.take(connection) else { return }
         let send: @Sendable (VarlinkReply) async throws -> Void = { reply in try await connection.write(reply.encoded()) }
+        // A call with more may wait for replies for ever (an observer): when the peer hangs
+        // up, cancel it, or it would hold its resources until it next had something to send.
+        let streams = StreamCanceller()
+        connection.channel.closeFuture.whenComplete { _ in streams.peerClosed() }
         do {
             for try await message in connection.messages {
                 connection.consumed()
@@ -159,7 +169,16 @@ public final class VarlinkServer: Sendable {
                     break
                 }
                 if Task.isCancelled { break }
-                await service.handle(call, peer: peer, send: send) { reply in connection.abort(reply.encoded()) }
+                let abort: @Sendable (VarlinkReply) -> Void = { reply in connection.abort(reply.encoded()) }
+                if call.more {
+                    let service = self.service
+                    let handler = Task(executorPreference: executor) { await service.handle(call, peer: peer, send: send, disconnect: abort) }
+                    streams.running(handler)
+                    await withTaskCancellationHandler { await handler.value } onCancel: { handler.cancel() }
+                } else {
+                    // Others run to their end even if the peer is gone (oneway calls expect that).
+                    await service.handle(call, peer: peer, send: send, disconnect: abort)
+                }
             }
         } catch let error as VarlinkFramingHandler.FramingError {
             let reason = switch error {
@@ -195,5 +214,19 @@ public final class VarlinkServer: Sendable {
         }
         if connected == 0 { throw ServerError.inUse(path) }
         guard unlink(path) == 0 || errno == ENOENT else { throw ServerError.system("unlink \(path)", errno) }
+    }
+}
+
+/// Cancels a connection's running streaming call once its peer has closed the connection.
+final class StreamCanceller: Sendable {
+    private let state = Mutex<(task: Task<Void, Never>?, closed: Bool)>((nil, false))
+
+    func running(_ task: Task<Void, Never>) {
+        let closed = state.withLock { s in s.task = task; return s.closed }
+        if closed { task.cancel() }
+    }
+
+    func peerClosed() {
+        state.withLock { s in s.closed = true; return s.task }?.cancel()
     }
 }

@@ -10,6 +10,7 @@ method Count(n: int) -> (i: int)
 method Peer() -> (pid: int, uid: int)
 method Watch() -> (tick: int)
 method Flood(n: int) -> (data: string)
+method Hold() -> (tick: int)
 """
 
 struct Text: Codable, Sendable { var text: String }
@@ -18,6 +19,9 @@ struct CountOut: Codable, Sendable { var i: Int }
 struct PeerOut: Codable, Sendable { var pid: Int; var uid: Int }
 struct TickOut: Codable, Sendable { var tick: Int }
 struct FloodOut: Codable, Sendable { var data: String }
+
+/// Ends of Hold calls (only one test holds): each yields when its handler has returned.
+let (holdEnded, holdEndedContinuation) = AsyncStream<Void>.makeStream()
 
 /// Replies the Flood method has handed to the transport (only one test floods).
 let floodSent = Atomic<Int>(0)
@@ -40,6 +44,12 @@ func makeTestService() throws -> VarlinkService {
             try await replies.send(FloodOut(data: data), continues: i < input.n)
             floodSent.add(1, ordering: .relaxed)
         }
+    }
+    // Like Watch, and reports when its handler ends (cancelled when the peer hangs up).
+    test.streamingMethod("Hold", requiresMore: true) { (_: Empty, _, replies: ReplyStream<TickOut>) in
+        defer { holdEndedContinuation.yield() }
+        try await replies.send(TickOut(tick: 1), continues: true)
+        try await Task.sleep(for: .seconds(3600))  // ok-sleep: not synchronisation; ends by cancellation
     }
     test.method("Peer") { (_: Empty, request) in PeerOut(pid: Int(request.peer?.pid ?? -1), uid: Int(request.peer?.uid ?? 0)) }
     return try VarlinkService(info: .init(vendor: "Curtain", product: "test", version: "1", url: "https://example.org"), interfaces: [test])

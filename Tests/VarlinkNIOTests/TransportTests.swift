@@ -153,6 +153,20 @@ import Varlink
         }
     }
 
+    /// A streaming call ends as soon as its peer hangs up, not when it next has a reply to
+    /// send: an observer that closed its connection must not hold the daemon's resources.
+    @Test(.timeLimit(.minutes(1))) func aStreamEndsWhenThePeerHangsUp() async throws {
+        try await withServer { path, _ in
+            let raw = try RawSocket(path: path)
+            raw.send(#"{"method":"org.example.test.Hold","more":true}"# + "\0")
+            let first = await raw.receive(messages: 1).messages
+            #expect(first.count == 1 && first[0].contains(#""tick":1"#), "\(first)")
+            shutdown(raw.fd, Int32(SHUT_RDWR))
+            var ended = holdEnded.makeAsyncIterator()
+            #expect(await ended.next() != nil)   // bounded by the time limit
+        }
+    }
+
     @Test func readGateBoundaries() {
         let gate = ReadGate()
         for i in 1..<ReadGate.high { #expect(!gate.received(), "message \(i)") }

@@ -33,10 +33,14 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
 
         launcher.rawMethod("GetStatus") { [state, version, started] _, reply in
             let uptime = ContinuousClock.now - started
-            try await reply(["version": .string(version),
-                             "uptime_usec": .int(uptime.components.seconds * 1_000_000 + uptime.components.attoseconds / 1_000_000_000_000),
-                             "configuration": .string(state.current.summary),
-                             "status": .string(await driver.statusLine())], false)
+            var out: [String: JSONValue] = [
+                "version": .string(version),
+                "uptime_usec": .int(uptime.components.seconds * 1_000_000 + uptime.components.attoseconds / 1_000_000_000_000),
+                "configuration": .string(state.current.summary),
+                "status": .string(await driver.statusLine()),
+            ]
+            if let origin = driver.clockOriginMicroseconds { out["clock_origin_usec"] = .int(origin) }
+            try await reply(out, false)
         }
 
         launcher.rawMethod("GetStatistics") { _, reply in
@@ -218,7 +222,8 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
     /// With `only`, the stream ends with that launch's final state event.
     static func stream(_ mailbox: ObserverMailbox, only: UInt64?, grace: Double, request: VarlinkService.Request,
                        send: @escaping @Sendable ([String: JSONValue], Bool) async throws -> Void) async throws {
-        while let item = await mailbox.next() {
+        // Cancelled when the observer hangs up: its mailbox closes and it is removed.
+        while let item = await withTaskCancellationHandler(operation: { await mailbox.next() }, onCancel: { mailbox.close() }) {
             let event: [String: JSONValue]
             switch item {
             case .event(let e), .frame(let e): event = e

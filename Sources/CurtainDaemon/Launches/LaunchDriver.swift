@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CurtainConfig
 import CurtainCore
 import Logging
@@ -48,11 +51,26 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         coordinator = Coordinator(display: display, settings: settings)
         self.clock = clock
         epoch = clock.now
+        clockOriginMicroseconds = Self.boottimeMicroseconds(at: epoch)
         grid = FrameGrid(fps: fps)
         self.broadcaster = broadcaster
         self.supervisor = supervisor
         self.logger = logger
         self.onStatus = onStatus
+    }
+
+    /// The daemon clock's zero as CLOCK_BOOTTIME microseconds, when it runs on the continuous
+    /// clock: clients add it to an event's time to compare with their own clock.
+    nonisolated let clockOriginMicroseconds: Int64?
+
+    private static func boottimeMicroseconds(at instant: C.Instant) -> Int64? {
+        guard let instant = instant as? ContinuousClock.Instant else { return nil }
+        // Swift's ContinuousClock is CLOCK_BOOTTIME on Linux; read both back to back.
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        let since = instant.duration(to: .now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+            - since.components.seconds * 1_000_000 - since.components.attoseconds / 1_000_000_000_000
     }
 
     /// Seconds of daemon time.

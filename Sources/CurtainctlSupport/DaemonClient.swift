@@ -6,15 +6,15 @@ import Varlink
 
 /// A blocking Varlink client on a Unix socket: what a command-line tool needs, without an
 /// event loop to start (curtainctl must start in about a millisecond).
-struct DaemonClient {
-    enum ClientError: Error, CustomStringConvertible {
+public struct DaemonClient {
+    public enum ClientError: Error, CustomStringConvertible {
         /// No daemon answered on any of these paths (path, why).
         case unreachable([(String, String)])
         /// The daemon answered with a Varlink error.
         case daemon(String, [String: JSONValue])
         case broken(String)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .unreachable(let tried):
                 "no curtaind answers (tried " + tried.map { "\($0.0): \($0.1)" }.joined(separator: "; ")
@@ -26,12 +26,12 @@ struct DaemonClient {
         }
     }
 
-    let fd: Int32
-    let path: String
+    public let fd: Int32
+    public let path: String
     private var pending: [UInt8] = []
 
     /// The socket: --socket, then $CURTAIN_SOCKET, then the system path, then the user's.
-    static func candidates(explicit: String?) -> [String] {
+    public static func candidates(explicit: String?) -> [String] {
         if let explicit { return [explicit] }
         var paths: [String] = []
         if let value = getenv("CURTAIN_SOCKET").map({ String(cString: $0) }), !value.isEmpty { paths.append(value) }
@@ -42,7 +42,7 @@ struct DaemonClient {
         return paths
     }
 
-    static func connect(explicit: String?) throws(ClientError) -> DaemonClient {
+    public static func connect(explicit: String?) throws(ClientError) -> DaemonClient {
         var tried: [(String, String)] = []
         for path in candidates(explicit: explicit) {
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -59,16 +59,16 @@ struct DaemonClient {
         throw .unreachable(tried)
     }
 
-    func close() { _ = Glibc.close(fd) }
+    public func close() { _ = Glibc.close(fd) }
 
     /// One call, one reply.
-    mutating func call(_ method: String, _ parameters: [String: JSONValue] = [:]) throws(ClientError) -> [String: JSONValue] {
+    public mutating func call(_ method: String, _ parameters: [String: JSONValue] = [:]) throws(ClientError) -> [String: JSONValue] {
         try send(VarlinkCall(method: method, parameters: parameters))
         return try receive().parameters
     }
 
     /// A call with more: `each` gets every reply until the last; it may return false to stop.
-    mutating func stream(_ method: String, _ parameters: [String: JSONValue] = [:],
+    public mutating func stream(_ method: String, _ parameters: [String: JSONValue] = [:],
                          _ each: ([String: JSONValue]) throws(ClientError) -> Bool) throws(ClientError) {
         try send(VarlinkCall(method: method, parameters: parameters, more: true))
         while true {

@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Many Varlink observer connections served by one thread with poll(2): connects, sends one
+/// call on each, then hands every complete reply (NUL-terminated, as it arrived) to `onMessage`
+/// with the instant its bytes were read. One thread and no JSON parsing per message keep the
+/// load generator's own cost small next to the daemon's on a two-core machine.
+final class ObserverPool: @unchecked Sendable {
+    typealias Handler = (_ connection: Int, _ arrived: Int64, _ message: UnsafeRawBufferPointer) -> Void
+
+    private var fds: [pollfd] = []
+    private var buffers: [[UInt8]] = []
+    private var thread: pthread_t?
+    private let handler: Handler
+    /// Set to stop reading; a stalled pool (see `stall`) never reads at all.
+    private let stop = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+    /// Connections the daemon closed.
+    private(set) var closed = 0
+
+    init(handler: @escaping Handler) {
+        self.handler = handler
+        stop.initialize(to: 0)
+    }
+
+    /// Opens `count` connections to `path` and sends `call` (a NUL-terminated message) on each.
+    func connect(count: Int, to path: String, call: [UInt8]) throws(LoadError) {
+        for _ in 0..<count {
+            let fd = try Socket.connect(path)
+            var offset = 0
+            while offset < call.count {
+                let n = call[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard n > 0 else { throw .system("send", errno) }
+                offset += n
+            }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+            buffers.append([])
+        }
+    }
+
+    /// Starts reading on a thread of its own.
+    func start() {
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { argument in
+            let pool = Unmanaged<ObserverPool>.fromOpaque(argument!).takeRetainedValue()
+            pool.loop()
+            return nil
+        }, box)
+        self.thread = thread
+    }
+
+    /// Stops the reading thread and closes every connection.
+    func shutdown() {
+        stop.pointee = 1
+        if let thread { pthread_join(thread, nil) }
+        thread = nil
+        fds.forEach { _ = close($0.fd < 0 ? -$0.fd - 1 : $0.fd) }
+        fds = []
+    }
+
+    private func loop() {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while stop.pointee == 0 {
+            let ready = poll(&fds, nfds_t(fds.count), 50)
+            if ready < 0 { if errno == EINTR { continue }; return }
+            for index in fds.indices where fds[index].revents != 0 { drain(index, into: &chunk) }
+        }
+    }
+
+    private func drain(_ index: Int, into chunk: inout [UInt8]) {
+        let fd = fds[index].fd
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 { return }   // EAGAIN: all read
+            if n == 0 {
+                closed += 1
+                fds[index].fd = -fd - 1   // poll ignores negative descriptors
+                return
+            }
+            let arrived = Time.now()
+            buffers[index] += chunk[0..<n]
+            var start = 0
+            buffers[index].withUnsafeBytes { bytes in
+                while let end = bytes[start...].firstIndex(of: 0) {
+                    handler(index, arrived, UnsafeRawBufferPointer(rebasing: bytes[start...end]))
+                    start = end + 1
+                }
+            }
+            buffers[index].removeFirst(start)
+        }
+    }
+}
+
+/// A blocking Unix stream socket.
+enum Socket {
+    static func connect(_ path: String) throws(LoadError) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .system("socket", errno) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw .usage("socket path too long: \(path)") }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { let e = errno; close(fd); throw .system("connect \(path)", e) }
+        return fd
+    }
+}

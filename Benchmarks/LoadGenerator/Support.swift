@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSON
+
+enum LoadError: Error, CustomStringConvertible {
+    case usage(String)
+    case system(String, Int32)
+    case daemon(String)
+    case timeout(String)
+
+    var description: String {
+        switch self {
+        case .usage(let why): "usage: \(why)"
+        case .system(let call, let code): "\(call): \(String(cString: strerror(code)))"
+        case .daemon(let why): "the daemon: \(why)"
+        case .timeout(let what): "timed out waiting for \(what)"
+        }
+    }
+}
+
+/// CLOCK_BOOTTIME in nanoseconds: the clock curtaind's times count on (Swift's
+/// ContinuousClock on Linux), so an event's time plus the daemon's clock origin compares
+/// directly with an arrival time read here.
+enum Time {
+    static func now() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+}
+
+/// Percentiles of a sample, nearest rank.
+struct Summary {
+    var values: [Double]
+
+    init(_ values: [Double]) { self.values = values.sorted() }
+
+    func percentile(_ p: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let rank = Int((p / 100 * Double(values.count)).rounded(.up)) - 1
+        return values[min(max(rank, 0), values.count - 1)]
+    }
+
+    /// p50, p99 and max in the unit the values are in, rounded to 0.1.
+    func json(prefix: String = "") -> [String: JSONValue] {
+        func round(_ v: Double) -> JSONValue { v.isNaN ? .null : .float((v * 10).rounded() / 10) }
+        return ["\(prefix)p50": round(percentile(50)), "\(prefix)p99": round(percentile(99)),
+                "\(prefix)max": round(values.last ?? .nan), "\(prefix)count": .int(Int64(values.count))]
+    }
+}
+
+/// Byte-level lookups in one reply, which is NUL-terminated (so strtod stops at its end).
+extension UnsafeRawBufferPointer {
+    func range(of needle: StaticString) -> Range<Int>? {
+        let n = needle.utf8CodeUnitCount
+        guard n <= count else { return nil }
+        let first = needle.utf8Start.pointee
+        var i = 0
+        while i + n <= count {
+            if self[i] == first, memcmp(baseAddress! + i, needle.utf8Start, n) == 0 { return i..<(i + n) }
+            i += 1
+        }
+        return nil
+    }
+
+    func contains(_ needle: StaticString) -> Bool { range(of: needle) != nil }
+
+    /// The number right after `key` (e.g. `"frame":`).
+    func number(after key: StaticString) -> Double? {
+        guard let r = range(of: key) else { return nil }
+        return strtod((baseAddress! + r.upperBound).assumingMemoryBound(to: CChar.self), nil)
+    }
+}
+
+/// CPU time (user + system) a process has used, in seconds.
+func cpuSeconds(of pid: Int32) -> Double? {
+    guard let file = fopen("/proc/\(pid)/stat", "r") else { return nil }
+    defer { fclose(file) }
+    var line = [CChar](repeating: 0, count: 4096)
+    guard fgets(&line, Int32(line.count), file) != nil else { return nil }
+    let text = String(cString: line)
+    // Fields after the command (which may hold spaces) start after the last ')'.
+    guard let close = text.lastIndex(of: ")") else { return nil }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// Allows this process as many open files as its hard limit: 1000 observers need them.
+func raiseFileLimit() {
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+}
+
+/// One line of JSON on stdout, written at once (a pipe reader may be waiting for it).
+func printJSON(_ object: [String: JSONValue]) {
+    FileDescriptorOutput.standardOutput.write(JSONWriter.string(.object(object), sortedKeys: true) + "\n")
+}
+
+/// stdout and stderr without C's global FILEs (not concurrency-safe in Swift 6).
+enum FileDescriptorOutput: Int32 {
+    case standardOutput = 1, standardError = 2
+    func write(_ text: String) { var bytes = Array(text.utf8); _ = Glibc.write(rawValue, &bytes, bytes.count) }
+}

@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""make bench, issue 9's scenarios: curtaind (release) under load from curtain-load, a separate
+process, each number next to a reference measured in the same run on this machine.
+
+Usage: scenarios.py BUILD_DIR STATIC_BUILD_DIR RESULTS_DIR
+  BUILD_DIR/release holds curtaind and curtain-load; STATIC_BUILD_DIR/release a static
+  curtainctl. Writes RESULTS_DIR/scenarios.json. Every load is bounded in count and time and
+  stays on this machine (Unix sockets in a temporary directory).
+
+Environment: BENCH_QUICK=1 shrinks every count (a smoke run); BENCH_STALL_SECONDS (60).
+"""
+import json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+
+QUICK = os.environ.get("BENCH_QUICK") == "1"
+STALL_SECONDS = int(os.environ.get("BENCH_STALL_SECONDS", "10" if QUICK else "60"))
+N = lambda full, quick: quick if QUICK else full
+
+
+def log(*args):
+    print("bench:", *args, file=sys.stderr, flush=True)
+
+
+def rss_kib(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
+def varlink_call(path, method, parameters=None, timeout=10):
+    """One call on a fresh connection (for setup steps, not for measuring)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(path)
+        s.sendall(json.dumps({"method": method, "parameters": parameters or {}}).encode() + b"\0")
+        data = b""
+        while not data.endswith(b"\0"):
+            chunk = s.recv(65536)
+            if not chunk:
+                raise RuntimeError(f"{method}: connection closed")
+            data += chunk
+    reply = json.loads(data[:-1])
+    if "error" in reply:
+        raise RuntimeError(f"{method}: {reply['error']} {reply.get('parameters')}")
+    return reply.get("parameters", {})
+
+
+# Transitions of a few milliseconds: the launch scenarios measure the daemon, not the animation.
+BLINK = """
+[transitions.{which}]
+name = "blink-{which}"
+[[transitions.{which}.animations]]
+layer = "splash"
+property = "opacity"
+from = {start}
+to = {end}
+duration = {seconds}
+fill = "forwards"
+"""
+
+
+def config(directory, app_exec, appear=None, reveal=None, max_hold=30.0):
+    """A configuration for one scenario: 120 Hz, no minimum hold, no merging of repeats."""
+    transitions = "[transitions]\nretain = false\n"
+    transitions += f'appear = "{appear}"\n' if isinstance(appear, str) else ""
+    transitions += f'reveal = "{reveal}"\n' if isinstance(reveal, str) else ""
+    if isinstance(appear, float):
+        transitions += BLINK.format(which="appear", start=0, end=1, seconds=appear)
+    if isinstance(reveal, float):
+        transitions += BLINK.format(which="reveal", start=1, end=0, seconds=reveal)
+    text = f"""
+[daemon]
+socket = "{directory}/curtain.sock"
+notify_socket = "{directory}/notify"
+frame_rate = 120
+min_hold = 0.0
+max_hold = {max_hold}
+on_timeout = "fail"
+duplicate_window = 0.0
+observer_grace = 600.0
+max_queued = 8
+
+[display]
+refresh_rate = 120
+
+[[apps]]
+name = "bench"
+exec = {json.dumps(app_exec)}
+single_instance = false
+readiness = "ready"
+
+{transitions}
+"""
+    path = os.path.join(directory, "curtain.toml")
+    open(path, "w").write(text)
+    return path
+
+
+class Daemon:
+    def __init__(self, build, directory, config_path):
+        self.socket = os.path.join(directory, "curtain.sock")
+        self.process = subprocess.Popen([f"{build}/curtaind", "--config", config_path, "--socket", self.socket],
+                                        stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "curtaind.log"), "w"))
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                varlink_call(self.socket, "io.curtain.Launcher.Ping")
+                break
+            except OSError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    raise RuntimeError("curtaind did not start; see " + os.path.join(directory, "curtaind.log"))
+                time.sleep(0.02)  # polling for the socket to appear, bounded by the deadline
+        self.pid = self.process.pid
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=30)
+
+
+def load(build, *arguments, timeout=900):
+    result = subprocess.run([f"{build}/curtain-load", *map(str, arguments)], capture_output=True, text=True, timeout=timeout)
+    if result.returncode != 0:
+        raise RuntimeError(f"curtain-load {arguments[0]}: {result.stderr.strip()}")
+    return json.loads(result.stdout)
+
+
+def percentiles_ms(times_s):
+    ordered = sorted(times_s)
+    pick = lambda p: ordered[min(len(ordered) - 1, max(0, int(-(-p * len(ordered) // 100)) - 1))]
+    return {"p50": round(pick(50) * 1e3, 3), "p99": round(pick(99) * 1e3, 3), "mean": round(statistics.mean(ordered) * 1e3, 3), "runs": len(ordered)}
+
+
+def hyperfine(command, runs, export):
+    subprocess.run(["hyperfine", "-N", "--warmup", "50", "--runs", str(runs), "--export-json", export, "--style", "none", command],
+                   check=True, stdout=subprocess.DEVNULL)
+    return percentiles_ms(json.load(open(export))["results"][0]["times"])
+
+
+PLYMOUTH = r"""
+set -eu
+mount -t tmpfs tmpfs /run/plymouth
+printf '[Daemon]\nTheme=text\n' > "$DIR/plymouthd.conf"
+mount --bind "$DIR/plymouthd.conf" /etc/plymouth/plymouthd.conf
+python3 -c 'import os,pty,sys,time; m,s=pty.openpty(); open(sys.argv[1],"w").write(os.ttyname(s)); time.sleep(900)' "$DIR/pty" &
+holder=$!
+for _ in $(seq 200); do [ -s "$DIR/pty" ] && break; sleep 0.05; done
+plymouthd --no-daemon --tty="$(basename "$(cat "$DIR/pty")")" --ignore-serial-consoles --no-boot-log \
+  --kernel-command-line="splash plymouth.ignore-udev plymouth.ignore-serial-consoles" &
+daemon=$!
+for _ in $(seq 100); do plymouth --ping && break; sleep 0.1; done
+plymouth --ping
+hyperfine -N --warmup 50 --runs "$RUNS" --export-json "$DIR/plymouth.json" --style none "plymouth --ping" >/dev/null
+grep VmRSS "/proc/$daemon/status" | awk '{print $2}' > "$DIR/plymouthd.rss"
+plymouth quit || true
+kill "$daemon" "$holder" 2>/dev/null || true
+"""
+
+
+def plymouth_reference(directory, runs):
+    """plymouth --ping against a headless plymouthd in its own mount and network namespace."""
+    if not shutil.which("plymouthd") or os.geteuid() != 0:
+        return {"error": "needs root and Debian's plymouth package (make bench installs it)"}
+    env = dict(os.environ, DIR=directory, RUNS=str(runs))
+    result = subprocess.run(["unshare", "--mount", "--net", "bash", "-c", PLYMOUTH], env=env, capture_output=True, text=True, timeout=600)
+    if result.returncode != 0:
+        return {"error": f"plymouthd did not run: {result.stderr.strip()[-300:]}"}
+    ping = percentiles_ms(json.load(open(f"{directory}/plymouth.json"))["results"][0]["times"])
+    return {"ping_ms": ping, "rss_kib": int(open(f"{directory}/plymouthd.rss").read())}
+
+
+def main(build, static_build, results):
+    build, static_build = os.path.abspath(build) + "/release", os.path.abspath(static_build) + "/release"
+    os.makedirs(results, exist_ok=True)
+    out = {"quick": QUICK}
+    load_bin = f"{build}/curtain-load"
+
+    # 1 and 5 (idle): curtainctl ping as a whole process; idle RSS; Plymouth beside both.
+    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+        daemon = Daemon(build, d, config(d, [load_bin, "app"], appear=0.004, reveal=0.004))
+        try:
+            runs = N(1000, 100)
+            out["cli_ping_ms"] = hyperfine(f"{static_build}/curtainctl ping --socket {daemon.socket}", runs, f"{d}/ping.json")
+            log("1. curtainctl ping", out["cli_ping_ms"])
+            out["ipc_ping_us"] = load(build, "ping", "--socket", daemon.socket, "--count", N(20000, 2000))
+            log("2. Ping on a held connection", out["ipc_ping_us"])
+            out["rss_idle_kib"] = rss_kib(daemon.pid)
+        finally:
+            daemon.stop()
+    with tempfile.TemporaryDirectory(prefix="curtain-bench-plymouth-") as d:
+        out["plymouth"] = plymouth_reference(d, N(1000, 100))
+        log("1. plymouth", out["plymouth"])
+
+    # 3. Launch overhead: an app that sends READY=1 when told (after the launch holds).
+    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+        go, sent = f"{d}/go", f"{d}/sent"
+        os.mkfifo(go); os.mkfifo(sent)
+        daemon = Daemon(build, d, config(d, [load_bin, "app", "--go", go, "--sent", sent], appear=0.004, reveal=0.004))
+        try:
+            out["launch_us"] = load(build, "launch", "--socket", daemon.socket, "--count", N(1000, 100), "--app", "bench", "--go", go, "--sent", sent)
+            log("3. launch overhead", out["launch_us"])
+        finally:
+            daemon.stop()
+
+    # 6. Throughput: launches one after another, app ready at once; /bin/true as the floor.
+    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+        daemon = Daemon(build, d, config(d, [load_bin, "app"], appear=0.004, reveal=0.004))
+        try:
+            out["throughput"] = load(build, "throughput", "--socket", daemon.socket, "--count", N(500, 50), "--app", "bench")
+            log("6. throughput", out["throughput"])
+        finally:
+            daemon.stop()
+
+    # 4. Frame pacing: seed 000's appear and reveal at 120 Hz, watched by 1, 100, 1000 observers.
+    out["frames"] = {}
+    for observers in (1, 100, 1000):
+        with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+            daemon = Daemon(build, d, config(d, [load_bin, "app"], appear="yula-appear", reveal="yula-mask-reveal"))
+            try:
+                result = load(build, "frames", "--socket", daemon.socket, "--observers", observers, "--launches", N(5, 2),
+                              "--app", "bench", "--pid", daemon.pid)
+                out["frames"][str(observers)] = result
+                log(f"4. frames, {observers} observers", result)
+            finally:
+                daemon.stop()
+
+    # 5. Memory: per observer, per active launch, and 1000 observers that stop reading.
+    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+        daemon = Daemon(build, d, config(d, ["/bin/sleep", "600"], appear=float(STALL_SECONDS + 60), reveal=0.004,
+                                         max_hold=float(STALL_SECONDS + 120)))
+        memory = {"idle_kib": rss_kib(daemon.pid)}
+        try:
+            holder = subprocess.Popen([load_bin, "hold", "--socket", daemon.socket, "--observers", "1000"],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            holder.stdout.readline()
+            memory["observers_1000_kib"] = rss_kib(daemon.pid)
+            holder.stdin.close(); holder.wait(timeout=30)
+            memory["per_observer_kib"] = round((memory["observers_1000_kib"] - memory["idle_kib"]) / 1000, 2)
+
+            # Per active launch: one launch in flight (its app spawned, frames at 120 Hz), no observers.
+            quiet = rss_kib(daemon.pid)
+            launch = varlink_call(daemon.socket, "io.curtain.Launcher.Launch", {"route": {"normal": "bench"}})["launch"]["id"]
+            time.sleep(1)  # let the launch settle before sampling
+            memory["per_launch_kib"] = rss_kib(daemon.pid) - quiet
+
+            # The same launch keeps animating while 1000 observers of every frame stop reading.
+            stalled = subprocess.Popen([load_bin, "hold", "--socket", daemon.socket, "--observers", "1000", "--frames", "--stall"],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            stalled.stdout.readline()
+            samples = []
+            start = time.monotonic()
+            while time.monotonic() - start < STALL_SECONDS:
+                samples.append(rss_kib(daemon.pid))
+                time.sleep(1)  # sampling RSS once a second while the observers stall
+            state = varlink_call(daemon.socket, "io.curtain.Launcher.Get", {"id": launch})["launch"]["state"]
+            connected = varlink_call(daemon.socket, "io.curtain.Launcher.GetStatistics")["observers"]
+            memory["stalled"] = {"seconds": STALL_SECONDS, "observers": 1000, "launch_state": state,
+                                 "observers_connected_at_end": connected, "rss_first_kib": samples[0],
+                                 "rss_max_kib": max(samples), "rss_last_kib": samples[-1]}
+            stalled.stdin.close(); stalled.wait(timeout=60)
+        finally:
+            daemon.stop()
+        out["memory"] = memory
+        log("5. memory", memory)
+
+    json.dump(out, open(os.path.join(results, "scenarios.json"), "w"), indent=2)
+    return out
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])
