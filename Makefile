@@ -101,7 +101,16 @@ FUZZ_SECONDS ?= 300
 fuzz: setup
 	./Fuzz/run $(FUZZ_SECONDS)
 
+# Plymouth is only the reference of make bench's scenarios 1 and 5 (not needed to build or test).
+BENCH_APT_PACKAGES := plymouth
+
 bench: setup
+	@missing=$$(for p in $(BENCH_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "bench: installing $$missing"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
 	./Benchmarks/run
 
 clean:

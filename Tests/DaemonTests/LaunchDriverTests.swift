@@ -36,7 +36,8 @@ import Varlink
         /// The next item an observer gets: ("state", "presenting") or ("frame", index).
         func next() async -> [String: JSONValue] {
             switch await mailbox.next() {
-            case .event(let e)?, .frame(let e)?: return e
+            case .event(let e)?: return e
+            case .frame(let f)?: return f.event
             case nil: return [:]
             }
         }
@@ -128,7 +129,7 @@ extension LaunchDriverTests {
         await rig.advance(5)
         var lastReveal: [String: JSONValue]?
         while let item = await rig.mailbox.next() {
-            if case .frame(let f) = item, f["transition"] == "reveal" { lastReveal = f }
+            if case .frame(let f) = item, f.event["transition"] == "reveal" { lastReveal = f.event }
             if case .event(let e) = item, e["to"] == "revealed" { break }
         }
         // 5 s late, no frame on the grid falls inside the reveal; its end state still goes out.

@@ -4,7 +4,7 @@ import Varlink
 
 @Suite struct ObserverMailboxTests {
     static func event(_ n: Int) -> ObserverMailbox.Item { .event(["n": .int(Int64(n))]) }
-    static func frame(_ n: Int) -> ObserverMailbox.Item { .frame(["frame": .int(Int64(n))]) }
+    static func frame(_ n: Int) -> ObserverMailbox.Item { .frame(SharedFrame(["frame": .int(Int64(n))])) }
 
     @Test func framesCoalesceBetweenEventsAndOrderIsKept() async {
         let mailbox = ObserverMailbox(limit: 16)

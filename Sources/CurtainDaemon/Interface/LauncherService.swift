@@ -156,7 +156,8 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
                 try await reply(["event": .object(snapshot)], !last)
                 if last { return }
             }
-            try await Self.stream(subscription.mailbox, only: only, grace: configuration.daemon.observerGrace, request: request) { event, last in
+            try await Self.stream(subscription.mailbox, only: only, grace: configuration.daemon.observerGrace, request: request,
+                                  frame: { shared in try await reply(try shared.prepared(for: reply), true) }) { event, last in
                 try await reply(["event": .object(event)], !last)
             }
         }
@@ -219,25 +220,41 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Writes an observer's mailbox out. Each reply must be taken within `grace` seconds, or
     /// the observer is disconnected with ObserverTooSlow; so is one whose mailbox overflowed.
-    /// With `only`, the stream ends with that launch's final state event.
+    /// With `only`, the stream ends with that launch's final state event. `frame`, when
+    /// given, sends frames (shared by every observer, so encoded once); otherwise `send` does.
     static func stream(_ mailbox: ObserverMailbox, only: UInt64?, grace: Double, request: VarlinkService.Request,
+                       frame: (@Sendable (SharedFrame) async throws -> Void)? = nil,
                        send: @escaping @Sendable ([String: JSONValue], Bool) async throws -> Void) async throws {
+        // One watchdog per stream, not one per reply (a task per frame per observer was the
+        // largest cost at 1000 observers): it checks how long the reply in flight has taken.
+        let inFlight = SendTimer()
+        let watchdog = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(grace / 4))   // the check interval
+                if inFlight.sending(longerThan: grace) {
+                    await request.disconnect(LauncherErrors.observerTooSlow(grace))
+                    return
+                }
+            }
+        }
+        defer { watchdog.cancel() }
         // Cancelled when the observer hangs up: its mailbox closes and it is removed.
         while let item = await withTaskCancellationHandler(operation: { await mailbox.next() }, onCancel: { mailbox.close() }) {
-            let event: [String: JSONValue]
             switch item {
-            case .event(let e), .frame(let e): event = e
+            case .frame(let shared):
+                if let only, shared.event["launch"] != .int(Int64(only)) { continue }
+                inFlight.start()
+                if let frame { try await frame(shared) } else { try await send(shared.event, false) }
+                inFlight.stop()
+            case .event(let event):
+                if let only, event["launch"] != .int(Int64(only)) { continue }
+                var last = false
+                if only != nil, case .string(let to)? = event["to"], LaunchState(rawValue: to)?.isEnded == true { last = true }
+                inFlight.start()
+                try await send(event, last)
+                inFlight.stop()
+                if last { return }
             }
-            if let only, event["launch"] != .int(Int64(only)) { continue }
-            var last = false
-            if only != nil, case .event = item, case .string(let to)? = event["to"], LaunchState(rawValue: to)?.isEnded == true { last = true }
-            let watchdog = Task {
-                try await Task.sleep(for: .seconds(grace))   // the grace period itself
-                await request.disconnect(LauncherErrors.observerTooSlow(grace))
-            }
-            defer { watchdog.cancel() }
-            try await send(event, last)
-            if last { return }
         }
         if mailbox.overflowed {
             await request.disconnect(LauncherErrors.observerTooSlow(grace))

@@ -41,7 +41,7 @@ final class Broadcaster: Sendable {
 
     /// Frame number `index` of `launch`.
     func publish(frame: [String: JSONValue], launch: UInt64, index: Int) {
-        deliver(.frame(frame), launch: launch, frameIndex: index)
+        deliver(.frame(SharedFrame(frame)), launch: launch, frameIndex: index)
     }
 
     /// The launch ended: observers of only that launch get their last event and finish.

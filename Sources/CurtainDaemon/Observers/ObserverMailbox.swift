@@ -9,7 +9,7 @@ import Varlink
 final class ObserverMailbox: Sendable {
     enum Item: Sendable, Equatable {
         case event([String: JSONValue])
-        case frame([String: JSONValue])
+        case frame(SharedFrame)
     }
 
     private struct State {

@@ -29,10 +29,18 @@ public struct VarlinkReply: Sendable, Hashable {
     /// Set for an error reply: the qualified error name.
     public var error: String?
 
+    /// Parameters already encoded (and checked) once for many recipients; `parameters` is then empty.
+    public var prepared: [UInt8]?
+
     public init(parameters: [String: JSONValue] = [:], continues: Bool = false, error: String? = nil) {
         self.parameters = parameters
         self.continues = continues
         self.error = error
+    }
+
+    init(prepared: [UInt8], continues: Bool) {
+        self.init(continues: continues)
+        self.prepared = prepared
     }
 
     public static func error(_ name: String, _ parameters: [String: JSONValue] = [:]) -> VarlinkReply {
@@ -114,7 +122,7 @@ extension VarlinkReply {
         if let error { key("error"); JSONWriter.writeString(error, into: &out) }
         if continues { key("continues"); out += Array("true".utf8) }
         key("parameters")
-        JSONWriter.write(.object(parameters), into: &out)
+        if let prepared { out += prepared } else { JSONWriter.write(.object(parameters), into: &out) }
         out.append(0x7D)
         out.append(0)
         return out

@@ -36,11 +36,40 @@ public final class VarlinkService: Sendable {
         }
     }
 
-    /// Sends replies for one call. `continues: true` is allowed only when the call asked for
-    /// `more`; the last reply has `continues: false`. Replies are type-checked against the
-    /// method's output.
-    public typealias Reply = @Sendable (_ parameters: [String: JSONValue], _ continues: Bool) async throws -> Void
-    public typealias Handler = @Sendable (Request, @escaping Reply) async throws -> Void
+    /// Sends replies for one call: `reply(parameters, continues)`. `continues: true` is allowed
+    /// only when the call asked for `more`; the last reply has `continues: false`. Replies are
+    /// type-checked against the method's output — or checked and encoded once with `prepare`,
+    /// for a reply many subscribers get (a frame for 1000 observers).
+    public struct Reply: Sendable {
+        /// The qualified method this replies to.
+        public let method: String
+        let check: @Sendable ([String: JSONValue]) throws(ReplyMisuse) -> Void
+        let send: @Sendable (VarlinkReply) async throws -> Void
+
+        public func callAsFunction(_ parameters: [String: JSONValue], _ continues: Bool) async throws {
+            try check(parameters)
+            try await send(VarlinkReply(parameters: parameters, continues: continues))
+        }
+
+        /// Checks `parameters` against this method's output and encodes them, once.
+        public func prepare(_ parameters: [String: JSONValue]) throws -> PreparedParameters {
+            try check(parameters)
+            return PreparedParameters(method: method, bytes: JSONWriter.bytes(.object(parameters)))
+        }
+
+        public func callAsFunction(_ prepared: PreparedParameters, _ continues: Bool) async throws {
+            guard prepared.method == method else { throw ReplyMisuse("parameters prepared for \(prepared.method), not \(method)") }
+            try await send(VarlinkReply(prepared: prepared.bytes, continues: continues))
+        }
+    }
+
+    /// Reply parameters checked against one method's output and encoded.
+    public struct PreparedParameters: Sendable {
+        public let method: String
+        let bytes: [UInt8]
+    }
+
+    public typealias Handler = @Sendable (Request, Reply) async throws -> Void
 
     /// A registered method's behaviour beyond its handler.
     public struct MethodOptions: Sendable, Hashable {
@@ -126,15 +155,17 @@ public final class VarlinkService: Sendable {
             guard tracker.finish() else { return }
             await disconnect(.error(error.name, error.parameters))
         }
-        try await handler(request) { parameters, continues in
-            guard !tracker.finished else { throw ReplyMisuse("a reply after the final one") }
-            if continues && !call.more { throw ReplyMisuse("continues without more") }
+        let reply = Reply(method: call.method, check: { parameters throws(ReplyMisuse) in
             do { try interface.check(.object(parameters), against: method.output) } catch {
                 throw ReplyMisuse("reply does not match \(call.method)'s output: \(error)")
             }
-            if !continues, !tracker.finish() { throw ReplyMisuse("a reply after the final one") }
-            do { try await deliver(VarlinkReply(parameters: parameters, continues: continues)) } catch { throw ReplyFailed() }
-        }
+        }, send: { reply in
+            guard !tracker.finished else { throw ReplyMisuse("a reply after the final one") }
+            if reply.continues && !call.more { throw ReplyMisuse("continues without more") }
+            if !reply.continues, !tracker.finish() { throw ReplyMisuse("a reply after the final one") }
+            do { try await deliver(reply) } catch { throw ReplyFailed() }
+        })
+        try await handler(request, reply)
         if !tracker.finished { throw ReplyMisuse("the handler returned without a final reply") }
     }
 
