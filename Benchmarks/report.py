@@ -66,7 +66,93 @@ def main(results_dir, markdown):
         else:
             text += f"\n{begin}\n{table}\n{end}\n"
         print(table, "\n")
+    scenarios = os.path.join(results_dir, "scenarios.json")
+    if os.path.exists(scenarios):
+        table = scenario_table(json.load(open(scenarios)), timeline_rates(data))
+        text = replace_section(text, "scenarios", table)
+        print(table, "\n")
     open(markdown, "w").write(text)
+
+
+def replace_section(text, section, table):
+    begin, end = f"<!-- bench:{section}:begin -->", f"<!-- bench:{section}:end -->"
+    if begin in text and end in text:
+        return text[: text.index(begin) + len(begin)] + "\n" + table + "\n" + text[text.index(end):]
+    return text + f"\n{begin}\n{table}\n{end}\n"
+
+
+def timeline_rates(data):
+    """Scenario 7 from package-benchmark: p50 ns per evaluation, by harness name."""
+    rates = {}
+    for entry in data:
+        name = entry["benchmark"].split(".", 3)[-1].replace("_", " ")
+        if name in BENCHMARKS and BENCHMARKS[name][0] == "timeline":
+            wall = entry["secondaryMetrics"]["Time (wall clock)"]
+            rates[name] = wall["scorePercentiles"]["50.0"] * SCALE[wall["scoreUnit"]] / BENCHMARKS[name][2]
+    return rates
+
+
+def verdict(ok):
+    return "meets" if ok else "**misses**"
+
+
+def scenario_table(r, timeline):
+    """Issue 9's scenarios: what was measured, its reference, the ratio and the target."""
+    rows = []
+    def row(n, what, curtain, reference, ratio, target):
+        rows.append(f"| {n} | {what} | {curtain} | {reference} | {ratio} | {target} |")
+    ply = r.get("plymouth", {})
+    cli = r["cli_ping_ms"]
+    if "ping_ms" in ply:
+        p = ply["ping_ms"]
+        ratio = cli["p50"] / p["p50"]
+        row(1, f"`curtainctl ping`, whole process ({cli['runs']} runs)", f"p50 {cli['p50']:.2f} / p99 {cli['p99']:.2f} ms",
+            f"`plymouth --ping`: p50 {p['p50']:.2f} / p99 {p['p99']:.2f} ms", f"{ratio:.2f} (p50)", f"≤ 1.0: {verdict(ratio <= 1.0)}")
+    else:
+        row(1, "`curtainctl ping`, whole process", f"p50 {cli['p50']:.2f} / p99 {cli['p99']:.2f} ms", f"Plymouth: {ply.get('error', 'not measured')}", "—", "≤ 1.0")
+    ipc = r["ipc_ping_us"]
+    row(2, f"`Ping` on a held connection ({ipc['count']} calls)", f"p50 {ipc['p50']:.0f} / p99 {ipc['p99']:.0f} / max {ipc['max']:.0f} µs", "target", f"{ipc['p99'] / 150:.2f} (p99)", f"p99 ≤ 150 µs: {verdict(ipc['p99'] <= 150)}")
+    l = r["launch_us"]
+    a, b = l["launch_to_presenting"], l["ready_to_revealing"]
+    row("3a", f"`Launch` call → `presenting` at an observer ({a['count']} launches)", f"p50 {a['p50']:.0f} / p99 {a['p99']:.0f} µs", "target", f"{a['p99'] / 1000:.2f} (p99)", f"p99 ≤ 1 ms: {verdict(a['p99'] <= 1000)}")
+    row("3b", "`READY=1` sent → `revealing` at an observer", f"p50 {b['p50']:.0f} / p99 {b['p99']:.0f} µs", "target", f"{b['p99'] / 2000:.2f} (p99)", f"p99 ≤ 2 ms: {verdict(b['p99'] <= 2000)}")
+    for n, f in r["frames"].items():
+        late = f["lateness"]
+        ok = late["p99"] <= 4 and f["frames_missing"] == 0
+        row(4, f"120 Hz frames to {n} observer{'s' if n != '1' else ''} ({f['launches']} launches, seed 000 appear + reveal)",
+            f"lateness p50 {late['p50']:.2f} / p99 {late['p99']:.2f} / max {late['max']:.1f} ms; {f['frames_missing']} of {f['frames_received'] + f['frames_missing']} frames missed; daemon CPU {f['daemon_cpu_percent']:.0f} %",
+            "target", f"{late['p99'] / 4:.2f} (p99)", f"p99 ≤ 4 ms, none missed: {verdict(ok)}" if n == "1000" else "—")
+    m = r["memory"]
+    if "rss_kib" in ply:
+        ratio = m["idle_kib"] / ply["rss_kib"]
+        row(5, "daemon RSS, idle", f"{m['idle_kib'] / 1024:.1f} MiB", f"plymouthd: {ply['rss_kib'] / 1024:.1f} MiB", f"{ratio:.1f}", f"≤ 3: {verdict(ratio <= 3)}")
+    else:
+        row(5, "daemon RSS, idle", f"{m['idle_kib'] / 1024:.1f} MiB", f"plymouthd: {ply.get('error', 'not measured')}", "—", "≤ 3")
+    row(5, "RSS per observer (1000 watching, reading)", f"{m['per_observer_kib']:.1f} KiB", "—", "—", "—")
+    row(5, "RSS per active launch (app spawned, 120 Hz frames)", f"{m['per_launch_kib']} KiB", "—", "—", "—")
+    st = m["stalled"]
+    grew = st["rss_last_kib"] - st["rss_first_kib"]
+    row(5, f"1000 observers of every frame stop reading for {st['seconds']} s",
+        f"RSS {st['rss_first_kib'] / 1024:.1f} → max {st['rss_max_kib'] / 1024:.1f} → {st['rss_last_kib'] / 1024:.1f} MiB; {st['observers_connected_at_end']} still connected",
+        "—", "—", f"bounded (latest frame only): {verdict(grew < 4096)} (grew {grew / 1024:.1f} MiB)")
+    t = r["throughput"]
+    ratio = t["launches_per_second"] / t["spawn_floor_per_second"]
+    row(6, f"launches per second, app ready at once ({t['count']} launches, {t['revealed']} revealed)", f"{t['launches_per_second']:.0f} /s",
+        f"`/bin/true` spawned and waited for: {t['spawn_floor_per_second']:.0f} /s", f"{ratio:.2f}", f"≥ 0.5: {verdict(ratio >= 0.5)}")
+    budget = 1e9 / 120
+    for name, label in (("cubic-bezier evaluation (ease)", "cubic-bezier evaluation"), ("spring evaluation (underdamped)", "spring evaluation"),
+                        ("10-track frame", "10-layer frame")):
+        if name in timeline:
+            ns = timeline[name]
+            row(7, label, f"{ns:.0f} ns ({1e9 / ns / 1e6:.1f} M/s)", "a 120 Hz frame's budget: 8.3 ms", f"{ns / budget:.1e}", "—")
+    header = [
+        f"Measured {datetime.date.today().isoformat()} on {machine()}{' (BENCH_QUICK: reduced counts)' if r.get('quick') else ''}.",
+        "Command: `make bench` (release build; curtaind and the load generator `curtain-load` as separate processes).",
+        "",
+        "| # | scenario | Curtain | reference | ratio | target |",
+        "|---|---|---|---|---|---|",
+    ]
+    return "\n".join(header + rows)
 
 if __name__ == "__main__":
     main(sys.argv[1], sys.argv[2])

@@ -20,6 +20,8 @@ public final class NotifyReceiver: Sendable {
         public let bytes: [UInt8]
         public let passedDescriptors: Int
         public let truncated: Bool
+        /// 1, 2, 3, … in the order the datagrams were read (and queued on `datagrams`).
+        public let sequence: UInt64
     }
 
     public enum ReceiverError: Error, CustomStringConvertible {
@@ -41,6 +43,12 @@ public final class NotifyReceiver: Sendable {
     final class StopFlag: Sendable {
         let value = Atomic(false)
     }
+
+    /// Callers of `flush` waiting for the thread's next pass over the socket.
+    final class Flushes: Sendable {
+        let waiting = Mutex<[CheckedContinuation<UInt64, Never>]>([])
+    }
+    private let flushes = Flushes()
 
     /// Datagrams received but not yet taken; beyond this the oldest are kept and new ones
     /// dropped (a flood from one app must not grow the daemon without bound).
@@ -67,8 +75,9 @@ public final class NotifyReceiver: Sendable {
         guard curtain_notify_passcred(fd) == 0 else { let code = errno; close(fd); throw .system("SO_PASSCRED", code) }
         let (stream, continuation) = AsyncStream.makeStream(of: Datagram.self, bufferingPolicy: .bufferingOldest(Self.backlog))
         datagrams = stream
-        let thread = Thread { [stopped] in
-            Self.drain(fd: fd, wake: wakeRead, stopped: stopped, continuation: continuation)
+        _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)
+        let thread = Thread { [stopped, flushes] in
+            Self.drain(fd: fd, wake: wakeRead, stopped: stopped, flushes: flushes, continuation: continuation)
         }
         thread.name = "notify-receiver"
         thread.start()
@@ -86,20 +95,43 @@ public final class NotifyReceiver: Sendable {
         close(wake)
     }
 
-    private static func drain(fd: Int32, wake: Int32, stopped: StopFlag, continuation: AsyncStream<Datagram>.Continuation) {
+    /// Returns once every datagram queued on the socket when it was called has been read and
+    /// queued on `datagrams`, with the sequence number of the last one read so far. A service
+    /// manager takes what a process sent before it takes the process's exit (systemd drains
+    /// its notify socket before it handles SIGCHLD); this is how curtaind does the same.
+    public func flush() async -> UInt64 {
+        guard !stopped.value.load(ordering: .acquiring) else { return 0 }
+        return await withCheckedContinuation { continuation in
+            flushes.waiting.withLock { $0.append(continuation) }
+            var one: UInt8 = 2
+            _ = write(wake, &one, 1)
+        }
+    }
+
+    private static func drain(fd: Int32, wake: Int32, stopped: StopFlag, flushes: Flushes, continuation: AsyncStream<Datagram>.Continuation) {
         var buffer = [UInt8](repeating: 0, count: NotifyMessage.maximumSize + 1)
         var pollers = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        var sequence: UInt64 = 0
+        var scratch = [UInt8](repeating: 0, count: 64)
         while !stopped.value.load(ordering: .acquiring) {
             guard poll(&pollers, 2, -1) >= 0 || errno == EINTR else { break }
+            while read(wake, &scratch, scratch.count) > 0 {}
+            // Requests made before this pass are answered after it.
+            let waiting = flushes.waiting.withLock { w in defer { w = [] }; return w }
             while true {
                 var meta = curtain_notify_meta()
                 let n = buffer.withUnsafeMutableBytes { curtain_notify_receive(fd, $0.baseAddress, $0.count, &meta) }
                 if n < 0 { break }
                 let session = meta.pid > 0 ? max(0, getsid(meta.pid)) : 0
-                continuation.yield(Datagram(pid: meta.pid, session: session, uid: meta.uid, bytes: Array(buffer[0..<n]),
-                                            passedDescriptors: Int(meta.fds), truncated: meta.truncated != 0 || n > NotifyMessage.maximumSize))
+                let datagram = Datagram(pid: meta.pid, session: session, uid: meta.uid, bytes: Array(buffer[0..<n]),
+                                        passedDescriptors: Int(meta.fds), truncated: meta.truncated != 0 || n > NotifyMessage.maximumSize,
+                                        sequence: sequence + 1)
+                // Numbered only when queued: a dropped one leaves no gap to wait for.
+                if case .enqueued = continuation.yield(datagram) { sequence += 1 }
             }
+            waiting.forEach { $0.resume(returning: sequence) }
         }
+        flushes.waiting.withLock { w in defer { w = [] }; return w }.forEach { $0.resume(returning: sequence) }
         continuation.finish()
         close(fd)
         close(wake)

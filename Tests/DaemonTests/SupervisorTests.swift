@@ -66,6 +66,7 @@ import VarlinkNIO
             \(app("crash", ["\(apps)/crash.sh"]))
             \(app("stubborn", ["\(apps)/stubborn.sh", "\(directory.path)/grandchild.pid"]))
             \(app("extend", ["\(apps)/extend.sh", "\(directory.path)/go"]))
+            \(app("oneshot", ["\(apps)/oneshot.sh"]))
             \(app("demo", [TestEnvironment.product("curtain-demo-app"), "--attach", "--load", "0.3"]))
             readiness = "content"
 
@@ -103,6 +104,19 @@ import VarlinkNIO
         #expect(launch["app_status"] == "showing detail" && launch["readiness"] == "ready")
         // The app saw its destination and its output reached the log under its name.
         #expect(await daemon.process.waitFor("params {} argv --screen detail", within: 10), "\(daemon.process.output)")
+        #expect(await daemon.stop() == 0)
+    }
+
+    /// An app that sends READY=1 (with systemd-notify's barrier) and exits at once. The exit
+    /// must not overtake the message — the daemon takes what a process sent before it takes
+    /// its exit, as systemd does.
+    @Test(.timeLimit(.minutes(1))) func readyThenExitAtOnceStillReveals() async throws {
+        let daemon = try await Self.start()
+        for _ in 1...8 {
+            let (id, events) = try await daemon.launch("oneshot")
+            #expect(Self.states(events).last == "revealed", "\(events)")
+            #expect(try await daemon.get(id)["app_status"] == "done")
+        }
         #expect(await daemon.stop() == 0)
     }
 

@@ -40,6 +40,30 @@ import Testing
         #expect(barrier.barrier && received[1].passedDescriptors == 1)
     }
 
+    /// flush answers only once what was sent before it is queued, numbered in order; after
+    /// stop it answers at once.
+    @Test(.timeLimit(.minutes(1))) func flushTakesWhatWasSentBeforeIt() async throws {
+        let receiver = try receiver()
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(receiver.path.utf8)) }
+        for text in ["STATUS=one", "STATUS=two", "READY=1"] {
+            let sent = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, text, text.utf8.count, 0, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            #expect(sent == text.utf8.count)
+        }
+        #expect(await receiver.flush() == 3)
+        var iterator = receiver.datagrams.makeAsyncIterator()
+        var sequences: [UInt64] = []
+        for _ in 0..<3 { if let datagram = await iterator.next() { sequences.append(datagram.sequence) } }
+        #expect(sequences == [1, 2, 3])
+        receiver.stop()
+        #expect(await receiver.flush() == 0)
+    }
+
     @Test(.timeLimit(.minutes(1))) func pythonSystemdDaemonAndABurstBeyondTheQueue() async throws {
         guard TestEnvironment.isExecutable(Self.python) else { return }
         let receiver = try receiver()

@@ -41,6 +41,10 @@ actor ProcessSupervisor: AppSupervisor {
     private var byLaunch: [LaunchID: pid_t] = [:]
     private var failures: [String: [ContinuousClock.Instant]] = [:]
     private var unattributed: [(arrived: ContinuousClock.Instant, datagram: NotifyReceiver.Datagram)] = []
+    /// The last notify message handled, and who waits for a later one (see `catchUp`).
+    private var handledThrough: UInt64 = 0
+    private var catchingUp: [(through: UInt64, waiter: CheckedContinuation<Void, Never>)] = []
+    private var receiverEnded = false
     private var events: SupervisorEvents?
     /// Apps attached through io.curtain.App.Attach: a delivery and its acknowledgement
     /// (whether the reply could be written).
@@ -66,7 +70,24 @@ actor ProcessSupervisor: AppSupervisor {
 
     /// Takes notify messages until the receiver stops.
     func run() async {
-        for await datagram in receiver.datagrams { await handle(datagram) }
+        for await datagram in receiver.datagrams {
+            await handle(datagram)
+            handledThrough = datagram.sequence
+            let due = catchingUp.filter { $0.through <= datagram.sequence }
+            catchingUp.removeAll { $0.through <= datagram.sequence }
+            due.forEach { $0.waiter.resume() }
+        }
+        catchingUp.forEach { $0.waiter.resume() }
+        catchingUp = []
+        receiverEnded = true
+    }
+
+    /// Returns once every notify message sent before this call has been handled (an app's
+    /// READY=1 followed at once by its exit must count as ready).
+    private func catchUp() async {
+        let through = await receiver.flush()
+        guard handledThrough < through, !receiverEnded else { return }
+        await withCheckedContinuation { catchingUp.append((through, $0)) }
     }
 
     /// Shutdown: every app's process group gets SIGTERM, then SIGKILL after the grace
@@ -171,7 +192,9 @@ actor ProcessSupervisor: AppSupervisor {
                     output: .fileDescriptor(FileDescriptor(rawValue: output), closeAfterSpawningProcess: true),
                     error: .fileDescriptor(FileDescriptor(rawValue: error), closeAfterSpawningProcess: true)
                 ) { execution in
-                    announce.yield(execution.processIdentifier.value)
+                    // Registered (and any message that raced ahead handled) before the exit
+                    // can be taken: `exited` runs only after this returns.
+                    await self?.register(Instance(launch: id, app: app.name, pid: execution.processIdentifier.value))
                     announce.finish()
                 }
                 await self?.exited(id, status: result.terminationStatus)
@@ -181,10 +204,7 @@ actor ProcessSupervisor: AppSupervisor {
                 await self?.failedToStart(id, app: app.name, error: "\(error)")
             }
         }
-        for await pid in started {
-            register(Instance(launch: id, app: app.name, pid: pid))
-            logger.info("app started", metadata: ["curtain_app": "\(app.name)", "curtain_launch_id": "\(id)", "curtain_app_pid": "\(pid)"])
-        }
+        for await _ in started {}   // until it is registered (or could not start)
     }
 
     /// io.curtain.App.Attach: deliveries for `app` until the stream ends.
@@ -216,13 +236,15 @@ actor ProcessSupervisor: AppSupervisor {
         }
     }
 
-    private func register(_ instance: Instance) {
+    private func register(_ instance: Instance) async {
         instances[instance.pid] = instance
         byLaunch[instance.launch] = instance.pid
-        // Messages that raced ahead of the registration.
+        logger.info("app started", metadata: ["curtain_app": "\(instance.app)", "curtain_launch_id": "\(instance.launch)",
+                                             "curtain_app_pid": "\(instance.pid)"])
+        // Messages that raced ahead of the registration, in the order they came.
         let waiting = unattributed.filter { $0.datagram.session == instance.pid }
         unattributed.removeAll { $0.datagram.session == instance.pid }
-        for entry in waiting { Task { await self.handle(entry.datagram) } }
+        for entry in waiting { await handle(entry.datagram) }
     }
 
     private func failedToStart(_ id: LaunchID, app: String, error: String) async {
@@ -231,6 +253,7 @@ actor ProcessSupervisor: AppSupervisor {
     }
 
     private func exited(_ id: LaunchID, status: TerminationStatus) async {
+        await catchUp()
         guard let pid = byLaunch[id], let instance = instances[pid] else { return }
         instances[pid] = nil
         byLaunch[id] = nil
@@ -245,6 +268,9 @@ actor ProcessSupervisor: AppSupervisor {
         kill(-pid, SIGKILL)   // whatever it left behind in its group
         guard !instance.released else { return }
         if !instance.ready || !status.isSuccess { failures[instance.app, default: []].append(.now) }
+        // Ready, then gone (a one-shot app, or systemd-notify run as the app): its launch
+        // goes on; the exit is logged above.
+        guard !instance.ready else { return }
         var last = instance.lastStatus.map { "; its last status: \($0)" } ?? ""
         if let number = instance.lastErrno { last += "; ERRNO=\(number) (\(String(cString: strerror(number))))" }
         await events?.failed(id, "app exited with \(how) before it was ready\(last)")
