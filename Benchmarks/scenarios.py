@@ -202,12 +202,12 @@ def main(build, static_build, results):
         finally:
             daemon.stop()
 
-    # 6. Throughput: launches one after another; the app (curtain-load app) sends READY=1 at
-    # once, waits on a barrier for curtaind to take it, and exits; /bin/true spawned as often is
+    # 6. Throughput: launches one after another, with transitions of 10 µs; the app
+    # (Benchmarks/ReadyApp, C) sends READY=1 at once and exits; /bin/true spawned as often is
     # the floor. (systemd-notify itself cannot be the app: it sends with its parent's pid,
     # which is curtaind's, so the message belongs to no app.)
     with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
-        daemon = Daemon(build, d, config(d, [load_bin, "app"], appear=0.0005, reveal=0.0005))
+        daemon = Daemon(build, d, config(d, [f"{build}/curtain-ready-app"], appear=0.00001, reveal=0.00001))
         try:
             out["throughput"] = load(build, "throughput", "--socket", daemon.socket, "--count", N(500, 50), "--app", "bench")
             log("6. throughput", out["throughput"])

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CNotify
 import CurtainTestKit
+@testable import CurtainDaemon
 import Foundation
 import Testing
 import Varlink
@@ -48,7 +49,7 @@ import VarlinkNIO
         }
     }
 
-    static func start(maxHold: Double = 5) async throws -> Daemon {
+    static func start(maxHold: Double = 5, extraApps: String = "") async throws -> Daemon {
         let directory = TestEnvironment.temporaryDirectory("apps")
         func app(_ name: String, _ exec: [String]) -> String {
             "[[apps]]\nname = \"\(name)\"\nexec = [\(exec.map { "\"\($0)\"" }.joined(separator: ", "))]\nscreens = [\"home\", \"detail\"]\ndefault_screen = \"detail\"\n"
@@ -67,6 +68,7 @@ import VarlinkNIO
             \(app("stubborn", ["\(apps)/stubborn.sh", "\(directory.path)/grandchild.pid"]))
             \(app("extend", ["\(apps)/extend.sh", "\(directory.path)/go"]))
             \(app("oneshot", ["\(apps)/oneshot.sh"]))
+            \(extraApps)
             \(app("demo", [TestEnvironment.product("curtain-demo-app"), "--attach", "--load", "0.3"]))
             readiness = "content"
 
@@ -116,6 +118,24 @@ import VarlinkNIO
             let (id, events) = try await daemon.launch("oneshot")
             #expect(Self.states(events).last == "revealed", "\(events)")
             #expect(try await daemon.get(id)["app_status"] == "done")
+        }
+        #expect(await daemon.stop() == 0)
+    }
+
+    /// make bench's C app: READY=1 from its main process, then it exits within microseconds —
+    /// often before curtaind reads the message, when its session can no longer be looked up.
+    /// (In release builds most such launches failed before messages were attributed by the
+    /// sender's own pid first; see `attributionByPidThenSession` for the rule itself.)
+    @Test(.timeLimit(.minutes(1))) func anAppGoneBeforeItsMessageIsReadIsStillReady() async throws {
+        let build = TestEnvironment.temporaryDirectory("ready-app")
+        let binary = build.appendingPathComponent("curtain-ready-app").path
+        let source = TestEnvironment.repository.appendingPathComponent("Benchmarks/ReadyApp/main.c").path
+        let compiled = try await TestProcess.run("/usr/bin/env", ["clang", "-O2", "-o", binary, source])
+        #expect(compiled.status == 0, "\(compiled.stderr)")
+        let daemon = try await Self.start(extraApps: "[[apps]]\nname = \"instant\"\nexec = [\"\(binary)\"]\nsingle_instance = false\n")
+        for _ in 1...5 {
+            let (_, events) = try await daemon.launch("instant")
+            #expect(Self.states(events).last == "revealed", "\(events)")
         }
         #expect(await daemon.stop() == 0)
     }
@@ -208,6 +228,19 @@ import VarlinkNIO
         let started = daemon.process.output.components(separatedBy: "curtain_app_pid=").dropFirst().first?.prefix { $0.isNumber }
         #expect(await daemon.stop() == 0)
         #expect(await Self.exits(pid_t(started.map(String.init) ?? "") ?? -1, within: 10))
+    }
+
+    /// Whose message is it: the sender's own pid when it is an app's main process (even if it
+    /// has exited and its session reads as 0), else its session's leader, else nobody's.
+    @Test func attributionByPidThenSession() {
+        let apps: Set<pid_t> = [100, 200]
+        let isApp = { (pid: pid_t) in apps.contains(pid) }
+        #expect(ProcessSupervisor.owner(pid: 100, session: 0, isApp: isApp) == 100)     // gone already
+        #expect(ProcessSupervisor.owner(pid: 100, session: 100, isApp: isApp) == 100)
+        #expect(ProcessSupervisor.owner(pid: 150, session: 200, isApp: isApp) == 200)   // a child in app 200's session
+        #expect(ProcessSupervisor.owner(pid: 150, session: 0, isApp: isApp) == nil)
+        #expect(ProcessSupervisor.owner(pid: 150, session: 150, isApp: isApp) == nil)   // outside every app
+        #expect(ProcessSupervisor.owner(pid: 0, session: 0, isApp: isApp) == nil)
     }
 
     /// Waits (bounded) for `pid` to exit, through a pidfd: no polling.

@@ -242,8 +242,8 @@ actor ProcessSupervisor: AppSupervisor {
         logger.info("app started", metadata: ["curtain_app": "\(instance.app)", "curtain_launch_id": "\(instance.launch)",
                                              "curtain_app_pid": "\(instance.pid)"])
         // Messages that raced ahead of the registration, in the order they came.
-        let waiting = unattributed.filter { $0.datagram.session == instance.pid }
-        unattributed.removeAll { $0.datagram.session == instance.pid }
+        let waiting = unattributed.filter { Self.belongs($0.datagram, to: instance.pid) }
+        unattributed.removeAll { Self.belongs($0.datagram, to: instance.pid) }
         for entry in waiting { await handle(entry.datagram) }
     }
 
@@ -289,13 +289,28 @@ actor ProcessSupervisor: AppSupervisor {
         }
     }
 
+    private static func belongs(_ datagram: NotifyReceiver.Datagram, to pid: pid_t) -> Bool {
+        owner(pid: datagram.pid, session: datagram.session) { $0 == pid } != nil
+    }
+
+    /// Which app a message belongs to, by the main pids of the running apps: its sender when
+    /// that is an app's main process (or systemd-notify speaking for it with its parent's
+    /// pid) — no lookup needed, and it may have exited before its message was read, when its
+    /// session can no longer be asked — otherwise the app whose session it runs in.
+    static func owner(pid: pid_t, session: pid_t, isApp: (pid_t) -> Bool) -> pid_t? {
+        if pid > 0, isApp(pid) { return pid }
+        if session > 0, isApp(session) { return session }
+        return nil
+    }
+
     private func handle(_ datagram: NotifyReceiver.Datagram) async {
         let now = ContinuousClock.now
         if datagram.truncated {
             return logger.warning("notify message dropped: longer than \(NotifyMessage.maximumSize) bytes", metadata: ["curtain_sender_pid": "\(datagram.pid)"])
         }
-        guard let instance = instances[datagram.session] else {
-            if datagram.session > 0, unattributed.count < 64 {
+        guard let owner = Self.owner(pid: datagram.pid, session: datagram.session, isApp: { instances[$0] != nil }),
+              let instance = instances[owner] else {
+            if datagram.pid > 0, unattributed.count < 64 {
                 // Perhaps its app is being registered right now; if not, it is rejected then.
                 unattributed.append((now, datagram))
                 Task {
@@ -314,18 +329,18 @@ actor ProcessSupervisor: AppSupervisor {
         guard let events else { return }
         let id = instance.launch
         if let status = message.status {
-            instances[datagram.session]?.lastStatus = status
+            instances[owner]?.lastStatus = status
             await events.status(id, status)
         }
         if let elements = message.elements {
             if let parsed = try? JSONParser.parse(Array(elements.utf8)), case .object = parsed,
                let frames = try? Wire.elements(parsed) {
-                instances[datagram.session]?.elements = frames
+                instances[owner]?.elements = frames
             } else {
                 logger.warning("X_CURTAIN_ELEMENTS dropped: not an object of frames", metadata: ["curtain_app": "\(instance.app)"])
             }
         }
-        if let number = message.errno { instances[datagram.session]?.lastErrno = number }
+        if let number = message.errno { instances[owner]?.lastErrno = number }
         if let usec = message.extendTimeoutMicroseconds { await events.extend(id, Double(usec) / 1_000_000) }
         var stage: ReadinessStage?
         if let name = message.stage {
@@ -335,8 +350,8 @@ actor ProcessSupervisor: AppSupervisor {
         }
         if message.ready { stage = .ready }
         if let stage {
-            if stage == .ready { instances[datagram.session]?.ready = true }
-            await events.ready(id, stage, message.status, instances[datagram.session]?.elements ?? [:])
+            if stage == .ready { instances[owner]?.ready = true }
+            await events.ready(id, stage, message.status, instances[owner]?.elements ?? [:])
         }
     }
 }
