@@ -98,9 +98,10 @@ let package = Package(
         // process apart from curtaind (Benchmarks/run drives it).
         .executableTarget(
             name: "curtain-load",
-            dependencies: ["CSystemd", "CurtainctlSupport", "JSON", "Varlink"],
+            dependencies: ["CLoadGenerator", "CSystemd", "CurtainctlSupport", "JSON", "Varlink"],
             path: "Benchmarks/LoadGenerator"
         ),
+        .target(name: "CLoadGenerator", path: "Benchmarks/CLoadGenerator"),
         .executableTarget(name: "varlink-certification", dependencies: ["JSON", "Varlink", "VarlinkNIO"]),
         // Test kit shipped beside the library: child processes with bounded waits, a notify
         // socket, raw Varlink calls, where the built products are.

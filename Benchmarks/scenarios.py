@@ -27,6 +27,14 @@ def rss_kib(pid):
     raise RuntimeError(f"no VmRSS for {pid}")
 
 
+def private_dirty_kib(pid):
+    """Memory the process wrote itself (heap, stacks, data): shared code pages excluded."""
+    for line in open(f"/proc/{pid}/smaps_rollup"):
+        if line.startswith("Private_Dirty:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no Private_Dirty for {pid}")
+
+
 def varlink_call(path, method, parameters=None, timeout=10):
     """One call on a fresh connection (for setup steps, not for measuring)."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
@@ -152,6 +160,7 @@ for _ in $(seq 100); do plymouth --ping && break; sleep 0.1; done
 plymouth --ping
 hyperfine -N --warmup 50 --runs "$RUNS" --export-json "$DIR/plymouth.json" --style none "plymouth --ping" >/dev/null
 grep VmRSS "/proc/$daemon/status" | awk '{print $2}' > "$DIR/plymouthd.rss"
+awk '/^Private_Dirty/ {print $2}' "/proc/$daemon/smaps_rollup" > "$DIR/plymouthd.private"
 plymouth quit || true
 kill "$daemon" "$holder" 2>/dev/null || true
 """
@@ -166,7 +175,8 @@ def plymouth_reference(directory, runs):
     if result.returncode != 0:
         return {"error": f"plymouthd did not run: {result.stderr.strip()[-300:]}"}
     ping = percentiles_ms(json.load(open(f"{directory}/plymouth.json"))["results"][0]["times"])
-    return {"ping_ms": ping, "rss_kib": int(open(f"{directory}/plymouthd.rss").read())}
+    return {"ping_ms": ping, "rss_kib": int(open(f"{directory}/plymouthd.rss").read()),
+            "private_dirty_kib": int(open(f"{directory}/plymouthd.private").read())}
 
 
 def main(build, static_build, results):
@@ -185,6 +195,7 @@ def main(build, static_build, results):
             out["ipc_ping_us"] = load(build, "ping", "--socket", daemon.socket, "--count", N(20000, 2000))
             log("2. Ping on a held connection", out["ipc_ping_us"])
             out["rss_idle_kib"] = rss_kib(daemon.pid)
+            out["private_dirty_idle_kib"] = private_dirty_kib(daemon.pid)
         finally:
             daemon.stop()
     with tempfile.TemporaryDirectory(prefix="curtain-bench-plymouth-") as d:
@@ -259,7 +270,8 @@ def main(build, static_build, results):
             connected = varlink_call(daemon.socket, "io.curtain.Launcher.GetStatistics")["observers"]
             memory["stalled"] = {"seconds": STALL_SECONDS, "observers": 1000, "launch_state": state,
                                  "observers_connected_at_end": connected, "rss_first_kib": samples[0],
-                                 "rss_max_kib": max(samples), "rss_last_kib": samples[-1]}
+                                 "rss_mid_kib": samples[len(samples) // 2], "rss_max_kib": max(samples),
+                                 "rss_last_kib": samples[-1], "rss_samples_kib": samples}
             stalled.stdin.close(); stalled.wait(timeout=60)
         finally:
             daemon.stop()

@@ -1,16 +1,18 @@
+import CLoadGenerator
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Many Varlink observer connections served by one thread with poll(2): connects, sends one
+/// Many Varlink observer connections served by one thread with epoll: connects, sends one
 /// call on each, then hands every complete reply (NUL-terminated, as it arrived) to `onMessage`
 /// with the instant its bytes were read. One thread and no JSON parsing per message keep the
 /// load generator's own cost small next to the daemon's on a two-core machine.
 final class ObserverPool: @unchecked Sendable {
     typealias Handler = (_ connection: Int, _ arrived: Int64, _ message: UnsafeRawBufferPointer) -> Void
 
-    private var fds: [pollfd] = []
+    private var fds: [Int32] = []
     private var buffers: [[UInt8]] = []
+    private let epoll = load_epoll_create()
     private var thread: pthread_t?
     private let handler: Handler
     /// Set to stop reading; a stalled pool (see `stall`) never reads at all.
@@ -25,7 +27,7 @@ final class ObserverPool: @unchecked Sendable {
 
     /// Opens `count` connections to `path` and sends `call` (a NUL-terminated message) on each.
     func connect(count: Int, to path: String, call: [UInt8]) throws(LoadError) {
-        for _ in 0..<count {
+        for index in fds.count..<(fds.count + count) {
             let fd = try Socket.connect(path)
             var offset = 0
             while offset < call.count {
@@ -34,7 +36,8 @@ final class ObserverPool: @unchecked Sendable {
                 offset += n
             }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+            guard load_epoll_add(epoll, fd, UInt64(index)) == 0 else { throw .system("epoll_ctl", errno) }
+            fds.append(fd)
             buffers.append([])
         }
     }
@@ -56,27 +59,28 @@ final class ObserverPool: @unchecked Sendable {
         stop.pointee = 1
         if let thread { pthread_join(thread, nil) }
         thread = nil
-        fds.forEach { _ = close($0.fd < 0 ? -$0.fd - 1 : $0.fd) }
+        fds.forEach { _ = close($0) }
         fds = []
     }
 
     private func loop() {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var tags = [UInt64](repeating: 0, count: 256)
         while stop.pointee == 0 {
-            let ready = poll(&fds, nfds_t(fds.count), 50)
+            let ready = load_epoll_wait(epoll, &tags, Int32(tags.count), 50)
             if ready < 0 { if errno == EINTR { continue }; return }
-            for index in fds.indices where fds[index].revents != 0 { drain(index, into: &chunk) }
+            for tag in tags[0..<Int(ready)] { drain(Int(tag), into: &chunk) }
         }
     }
 
     private func drain(_ index: Int, into chunk: inout [UInt8]) {
-        let fd = fds[index].fd
+        let fd = fds[index]
         while true {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 { return }   // EAGAIN: all read
             if n == 0 {
                 closed += 1
-                fds[index].fd = -fd - 1   // poll ignores negative descriptors
+                _ = load_epoll_remove(epoll, fd)
                 return
             }
             let arrived = Time.now()

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLoadGenerator
 import JSON
 
 enum LoadError: Error, CustomStringConvertible {
@@ -53,15 +54,9 @@ struct Summary {
 /// Byte-level lookups in one reply, which is NUL-terminated (so strtod stops at its end).
 extension UnsafeRawBufferPointer {
     func range(of needle: StaticString) -> Range<Int>? {
-        let n = needle.utf8CodeUnitCount
-        guard n <= count else { return nil }
-        let first = needle.utf8Start.pointee
-        var i = 0
-        while i + n <= count {
-            if self[i] == first, memcmp(baseAddress! + i, needle.utf8Start, n) == 0 { return i..<(i + n) }
-            i += 1
-        }
-        return nil
+        guard let base = baseAddress, let found = load_memmem(base, count, needle.utf8Start, needle.utf8CodeUnitCount) else { return nil }
+        let start = base.distance(to: found)
+        return start..<(start + needle.utf8CodeUnitCount)
     }
 
     func contains(_ needle: StaticString) -> Bool { range(of: needle) != nil }

@@ -1,5 +1,6 @@
 import NIOCore
 import Synchronization
+import Varlink
 
 /// One accepted connection as the serving task sees it: framed messages in (with
 /// backpressure), replies out.
@@ -37,6 +38,19 @@ final class ServerConnection: Sendable {
         } else {
             try await channel.writeAndFlush(buffer).get()
         }
+    }
+
+    /// Writes from the event loop, for fan-out without the serving task (see DirectWriter).
+    var directWriter: VarlinkService.DirectWriter {
+        let channel = self.channel
+        return VarlinkService.DirectWriter(
+            loop: ObjectIdentifier(channel.eventLoop),
+            execute: { body in channel.eventLoop.execute(body) },
+            writeIfWritable: { bytes in
+                guard channel.isWritable else { return false }
+                channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+                return true
+            })
     }
 
     /// Queues `bytes` past any backpressure and closes: the last word to a peer that stopped reading.

@@ -172,7 +172,8 @@ public final class VarlinkServer: Sendable {
                 let abort: @Sendable (VarlinkReply) -> Void = { reply in connection.abort(reply.encoded()) }
                 if call.more {
                     let service = self.service
-                    let handler = Task(executorPreference: executor) { await service.handle(call, peer: peer, send: send, disconnect: abort) }
+                    let direct = connection.directWriter
+                    let handler = Task(executorPreference: executor) { await service.handle(call, peer: peer, send: send, disconnect: abort, direct: direct) }
                     streams.running(handler)
                     await withTaskCancellationHandler { await handler.value } onCancel: { handler.cancel() }
                 } else {

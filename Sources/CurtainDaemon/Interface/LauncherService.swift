@@ -144,8 +144,11 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
                 everyNth = max(1, Int(await driver.fps / fps))
             }
             let configuration = state.current
+            let direct = request.direct.map { writer in
+                Broadcaster.Direct(writer: writer, message: { shared in try? shared.message(for: reply) })
+            }
             let subscription = driver.broadcaster.add(.init(launch: only, frames: p["frames"] == .bool(true), everyNth: everyNth),
-                                                      limit: configuration.daemon.observerQueue)
+                                                      limit: configuration.daemon.observerQueue, direct: direct)
             defer { driver.broadcaster.remove(subscription.id) }
             // Where things stand now, so the observer starts in sync.
             let current = await driver.list().filter { only == nil ? !$0.state.isEnded : $0.id.value == only }
@@ -250,6 +253,7 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
                 if let only, event["launch"] != .int(Int64(only)) { continue }
                 var last = false
                 if only != nil, case .string(let to)? = event["to"], LaunchState(rawValue: to)?.isEnded == true { last = true }
+                if last { mailbox.close() }   // no frame may be written directly after the final reply
                 inFlight.start()
                 try await send(event, last)
                 inFlight.stop()

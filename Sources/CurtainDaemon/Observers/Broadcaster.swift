@@ -12,9 +12,23 @@ final class Broadcaster: Sendable {
         var everyNth: Int = 1
     }
 
+    /// How frames reach an observer without waking its stream (Watch over a transport that
+    /// can write from its IO thread): the writer, and the frame's encoded message.
+    struct Direct: Sendable {
+        let writer: VarlinkService.DirectWriter
+        let message: @Sendable (SharedFrame) -> [UInt8]?
+    }
+
     private struct Observer {
         let filter: Filter
         let mailbox: ObserverMailbox
+        let direct: Direct?
+
+        func wants(launch: UInt64, frameIndex: Int?) -> Bool {
+            if let wanted = filter.launch, wanted != launch { return false }
+            guard let frameIndex else { return true }
+            return filter.frames && frameIndex % filter.everyNth == 0
+        }
     }
 
     private let observers = Mutex<[Int: Observer]>([:])
@@ -23,10 +37,10 @@ final class Broadcaster: Sendable {
     var count: Int { observers.withLock { $0.count } }
 
     /// Registers an observer; remove it with `remove` when its stream ends.
-    func add(_ filter: Filter, limit: Int) -> (id: Int, mailbox: ObserverMailbox) {
+    func add(_ filter: Filter, limit: Int, direct: Direct? = nil) -> (id: Int, mailbox: ObserverMailbox) {
         let id = nextID.add(1, ordering: .relaxed).newValue
         let mailbox = ObserverMailbox(limit: limit)
-        observers.withLock { $0[id] = Observer(filter: filter, mailbox: mailbox) }
+        observers.withLock { $0[id] = Observer(filter: filter, mailbox: mailbox, direct: direct) }
         return (id, mailbox)
     }
 
@@ -39,9 +53,28 @@ final class Broadcaster: Sendable {
         deliver(.event(event), launch: launch, frameIndex: nil)
     }
 
-    /// Frame number `index` of `launch`.
+    /// Frame number `index` of `launch`: encoded once; written from each connection's IO
+    /// thread (one job per thread) to observers that are idle, queued for the others.
     func publish(frame: [String: JSONValue], launch: UInt64, index: Int) {
-        deliver(.frame(SharedFrame(frame)), launch: launch, frameIndex: index)
+        let shared = SharedFrame(frame)
+        let item = ObserverMailbox.Item.frame(shared)
+        let targets = observers.withLock { o in o.values.filter { $0.wants(launch: launch, frameIndex: index) } }
+        var byLoop: [ObjectIdentifier: [(Direct, ObserverMailbox)]] = [:]
+        for observer in targets {
+            if let direct = observer.direct {
+                byLoop[direct.writer.loop, default: []].append((direct, observer.mailbox))
+            } else {
+                observer.mailbox.post(item)
+            }
+        }
+        for group in byLoop.values {
+            group[0].0.writer.execute {
+                for (direct, mailbox) in group {
+                    if mailbox.isIdle(), let message = direct.message(shared), direct.writer.writeIfWritable(message) { continue }
+                    mailbox.post(item)
+                }
+            }
+        }
     }
 
     /// The launch ended: observers of only that launch get their last event and finish.
@@ -56,16 +89,11 @@ final class Broadcaster: Sendable {
     }
 
     private func deliver(_ item: ObserverMailbox.Item, launch: UInt64, frameIndex: Int?) {
-        let targets = observers.withLock { o in
-            o.values.filter { observer in
-                if let wanted = observer.filter.launch, wanted != launch { return false }
-                guard let frameIndex else { return true }
-                return observer.filter.frames && frameIndex % observer.filter.everyNth == 0
-            }.map(\.mailbox)
-        }
+        let targets = observers.withLock { o in o.values.filter { $0.wants(launch: launch, frameIndex: frameIndex) }.map(\.mailbox) }
         for mailbox in targets where !mailbox.post(item) {
             // Overflowed: its sender notices and disconnects it with ObserverTooSlow.
             continue
         }
     }
 }
+

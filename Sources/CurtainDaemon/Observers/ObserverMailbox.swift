@@ -27,6 +27,14 @@ final class ObserverMailbox: Sendable {
 
     init(limit: Int) { self.limit = limit }
 
+    /// Whether a frame may be written to this observer directly (from its connection's IO
+    /// thread) instead of through the mailbox: only while its stream waits with nothing
+    /// queued, so a frame can never overtake an event. Call on that IO thread, where the
+    /// stream's own writes happen.
+    func isIdle() -> Bool {
+        state.withLock { s in !s.closed && !s.overflowed && s.waiter != nil && s.head == s.items.count }
+    }
+
     /// Adds `item`; false once the mailbox has overflowed or closed (the observer must go).
     @discardableResult
     func post(_ item: Item) -> Bool {

@@ -5,16 +5,25 @@ import Varlink
 /// encoded by the first observer that sends it — not once per observer.
 final class SharedFrame: Sendable, Equatable {
     let event: [String: JSONValue]
-    private let encoded = Mutex<VarlinkService.PreparedParameters?>(nil)
+    private let encoded = Mutex<(prepared: VarlinkService.PreparedParameters, message: [UInt8]?)?>(nil)
 
     init(_ event: [String: JSONValue]) { self.event = event }
 
     /// `{"event": …}` prepared for `reply`'s method (Watch); cached for the next observer.
     func prepared(for reply: VarlinkService.Reply) throws -> VarlinkService.PreparedParameters {
-        if let cached = encoded.withLock({ $0 }), cached.method == reply.method { return cached }
+        if let cached = encoded.withLock({ $0 }), cached.prepared.method == reply.method { return cached.prepared }
         let prepared = try reply.prepare(["event": .object(event)])
-        encoded.withLock { $0 = prepared }
+        encoded.withLock { $0 = (prepared, nil) }
         return prepared
+    }
+
+    /// The whole reply message (continues: true) for observers written to directly.
+    func message(for reply: VarlinkService.Reply) throws -> [UInt8] {
+        if let cached = encoded.withLock({ $0 }), cached.prepared.method == reply.method, let message = cached.message { return message }
+        let prepared = try prepared(for: reply)
+        let message = prepared.message(continues: true)
+        encoded.withLock { $0 = (prepared, message) }
+        return message
     }
 
     static func == (a: SharedFrame, b: SharedFrame) -> Bool { a.event == b.event }
