@@ -72,6 +72,14 @@ import VarlinkNIO
         #expect(!reveal.isEmpty && steps.allSatisfy { $0 >= 1 }, "\(reveal)")
         #expect(steps.filter { $0 == 1 }.count * 10 >= steps.count * 8, "mostly one period apart: \(reveal)")   // 0.6 s at 60 Hz
 
+        // Frames written straight from the event loop never overtake a state event: every
+        // reveal frame comes after "revealing", and "revealed" after the final frame.
+        let position = { (to: String) in a.firstIndex { $0["kind"] as? String == "state" && $0["to"] as? String == to } ?? -1 }
+        let firstReveal = a.firstIndex { $0["kind"] as? String == "frame" && $0["transition"] as? String == "reveal" } ?? -1
+        let lastFrame = a.lastIndex { $0["kind"] as? String == "frame" } ?? -1
+        #expect(position("revealing") >= 0 && position("revealing") < firstReveal)
+        #expect(lastFrame >= 0 && lastFrame < position("revealed"))
+
         // The second observer joined after the launch: it starts with a snapshot and then gets
         // every state event; its reveal frames lie on the same grid, in order.
         let bStates = b.filter { $0["kind"] as? String == "state" }.map { $0["to"] as? String ?? "?" }
