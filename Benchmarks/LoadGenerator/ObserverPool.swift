@@ -1,4 +1,5 @@
 import CLoadGenerator
+import CurtainctlSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,7 +29,8 @@ final class ObserverPool: @unchecked Sendable {
     /// Opens `count` connections to `path` and sends `call` (a NUL-terminated message) on each.
     func connect(count: Int, to path: String, call: [UInt8]) throws(LoadError) {
         for index in fds.count..<(fds.count + count) {
-            let fd = try Socket.connect(path)
+            let fd: Int32
+            do { fd = try DaemonClient.connect(explicit: path).fd } catch { throw .daemon("\(error)") }
             var offset = 0
             while offset < call.count {
                 let n = call[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -94,23 +96,5 @@ final class ObserverPool: @unchecked Sendable {
             }
             buffers[index].removeFirst(start)
         }
-    }
-}
-
-/// A blocking Unix stream socket.
-enum Socket {
-    static func connect(_ path: String) throws(LoadError) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .system("socket", errno) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw .usage("socket path too long: \(path)") }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else { let e = errno; close(fd); throw .system("connect \(path)", e) }
-        return fd
     }
 }

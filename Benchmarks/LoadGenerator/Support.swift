@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLoadGenerator
+import CurtainctlSupport
 import JSON
 
 enum LoadError: Error, CustomStringConvertible {
@@ -92,11 +93,5 @@ func raiseFileLimit() {
 
 /// One line of JSON on stdout, written at once (a pipe reader may be waiting for it).
 func printJSON(_ object: [String: JSONValue]) {
-    FileDescriptorOutput.standardOutput.write(JSONWriter.string(.object(object), sortedKeys: true) + "\n")
-}
-
-/// stdout and stderr without C's global FILEs (not concurrency-safe in Swift 6).
-enum FileDescriptorOutput: Int32 {
-    case standardOutput = 1, standardError = 2
-    func write(_ text: String) { var bytes = Array(text.utf8); _ = Glibc.write(rawValue, &bytes, bytes.count) }
+    writeAll(1, JSONWriter.string(.object(object), sortedKeys: true) + "\n")
 }

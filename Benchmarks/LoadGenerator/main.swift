@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSystemd
+import CurtainctlSupport
 import JSON
 
 /// curtain-load: the load generator of `make bench`, a process apart from curtaind.
@@ -73,7 +74,7 @@ func run() throws(LoadError) {
 do {
     try run()
 } catch {
-    FileDescriptorOutput.standardError.write("curtain-load: \(error)\n")
+    writeAll(2, "curtain-load: \(error)\n")
     exit(error.isUsage ? 2 : 1)
 }
 
