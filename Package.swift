@@ -98,7 +98,7 @@ let package = Package(
         // process apart from curtaind (Benchmarks/run drives it).
         .executableTarget(
             name: "curtain-load",
-            dependencies: ["CLoadGenerator", "CSystemd", "CurtainctlSupport", "JSON", "Varlink"],
+            dependencies: ["CLoadGenerator", "CSystemd", "CurtainctlSupport", "JSON", "Systemd", "Varlink"],
             path: "Benchmarks/LoadGenerator"
         ),
         .target(name: "CLoadGenerator", path: "Benchmarks/CLoadGenerator"),

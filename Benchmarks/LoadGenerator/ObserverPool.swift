@@ -1,5 +1,6 @@
 import CLoadGenerator
 import CurtainctlSupport
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,14 +17,13 @@ final class ObserverPool: @unchecked Sendable {
     private let epoll = load_epoll_create()
     private var thread: pthread_t?
     private let handler: Handler
-    /// Set to stop reading; a stalled pool (see `stall`) never reads at all.
-    private let stop = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+    /// Set to stop reading (a stalled pool is never started at all).
+    private let stop = Atomic<Bool>(false)
     /// Connections the daemon closed.
     private(set) var closed = 0
 
     init(handler: @escaping Handler) {
         self.handler = handler
-        stop.initialize(to: 0)
     }
 
     /// Opens `count` connections to `path` and sends `call` (a NUL-terminated message) on each.
@@ -58,7 +58,7 @@ final class ObserverPool: @unchecked Sendable {
 
     /// Stops the reading thread and closes every connection.
     func shutdown() {
-        stop.pointee = 1
+        stop.store(true, ordering: .releasing)
         if let thread { pthread_join(thread, nil) }
         thread = nil
         fds.forEach { _ = close($0) }
@@ -68,7 +68,7 @@ final class ObserverPool: @unchecked Sendable {
     private func loop() {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var tags = [UInt64](repeating: 0, count: 256)
-        while stop.pointee == 0 {
+        while !stop.load(ordering: .acquiring) {
             let ready = load_epoll_wait(epoll, &tags, Int32(tags.count), 50)
             if ready < 0 { if errno == EINTR { continue }; return }
             for tag in tags[0..<Int(ready)] { drain(Int(tag), into: &chunk) }

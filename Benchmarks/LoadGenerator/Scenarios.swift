@@ -88,13 +88,7 @@ struct Scenarios {
         let cpuBefore = cpuSeconds(of: daemon) ?? .nan
         let started = Time.now()
         for _ in 0..<launches {
-            var last = ""
-            do {
-                try client.stream("io.curtain.Launcher.Launch", ["route": ["normal": .string(app)]]) { reply in
-                    if case .object(let event)? = reply["event"], case .string(let to)? = event["to"] { last = to }
-                    return true
-                }
-            } catch { throw .daemon("Launch: \(error)") }
+            let last = try launchToEnd(&client, app)
             guard last == "revealed" else { throw .daemon("a launch ended \(last), not revealed") }
             // Every observer has seen the launch end before the next starts.
             try states.waitAll(observers)
@@ -135,14 +129,7 @@ struct Scenarios {
         defer { client.close() }
         var revealed = 0
         let started = Time.now()
-        for _ in 0..<count {
-            do {
-                try client.stream("io.curtain.Launcher.Launch", ["route": ["normal": .string(app)]]) { reply in
-                    if case .object(let event)? = reply["event"], event["to"] == "revealed" { revealed += 1 }
-                    return true
-                }
-            } catch { throw .daemon("Launch: \(error)") }
-        }
+        for _ in 0..<count where try launchToEnd(&client, app) == "revealed" { revealed += 1 }
         let launchSeconds = Double(Time.now() - started) / 1e9
         let floorStarted = Time.now()
         for _ in 0..<count { try Spawn.trueAndWait() }
@@ -153,6 +140,18 @@ struct Scenarios {
     }
 
     // MARK: Helpers
+
+    /// A launch of `app` followed to its end (Launch with more); its last state.
+    private func launchToEnd(_ client: inout DaemonClient, _ app: String) throws(LoadError) -> String {
+        var last = ""
+        do {
+            try client.stream("io.curtain.Launcher.Launch", ["route": ["normal": .string(app)]]) { reply in
+                if case .object(let event)? = reply["event"], case .string(let to)? = event["to"] { last = to }
+                return true
+            }
+        } catch { throw .daemon("Launch: \(error)") }
+        return last
+    }
 
     static func watch(frames: Bool) -> [UInt8] {
         VarlinkCall(method: "io.curtain.Launcher.Watch", parameters: ["frames": .bool(frames)], more: true).encoded()

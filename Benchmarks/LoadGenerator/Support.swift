@@ -83,14 +83,6 @@ func cpuSeconds(of pid: Int32) -> Double? {
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
-/// Allows this process as many open files as its hard limit: 1000 observers need them.
-func raiseFileLimit() {
-    var limit = rlimit()
-    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    limit.rlim_cur = limit.rlim_max
-    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-}
-
 /// One line of JSON on stdout, written at once (a pipe reader may be waiting for it).
 func printJSON(_ object: [String: JSONValue]) {
     writeAll(1, JSONWriter.string(.object(object), sortedKeys: true) + "\n")

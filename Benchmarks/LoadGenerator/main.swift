@@ -4,6 +4,7 @@ import Glibc
 import CSystemd
 import CurtainctlSupport
 import JSON
+import Systemd
 
 /// curtain-load: the load generator of `make bench`, a process apart from curtaind.
 ///
@@ -50,7 +51,7 @@ func run() throws(LoadError) {
     guard arguments.count >= 2 else { throw .usage(usage) }
     let options = try parse(arguments.dropFirst(2))
     if arguments[1] == "app" { return try runApp(options) }
-    raiseFileLimit()
+    OpenFileLimit.raiseToHardLimit()
     func int(_ key: String, _ fallback: Int? = nil) throws(LoadError) -> Int {
         guard let text = options[key] else { if let fallback { return fallback }; throw .usage("--\(key) is required") }
         guard let value = Int(text), value > 0 else { throw .usage("--\(key) must be a positive integer, not '\(text)'") }

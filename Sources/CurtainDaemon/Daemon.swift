@@ -35,7 +35,7 @@ public enum Daemon {
         logger.logLevel = .info
         let notifier = Notifier()
         let started = ContinuousClock.now
-        raiseOpenFileLimit()
+        OpenFileLimit.raiseToHardLimit()
 
         let path = options.configPath ?? Configuration.defaultPath
         let holder: ConfigurationHolder
@@ -141,15 +141,6 @@ public enum Daemon {
 
     /// Not root and a socket at its system default: one of the user's own under
     /// $XDG_RUNTIME_DIR/curtain (the system directory is not writable for a user).
-    /// max_connections (4096 by default) needs more descriptors than the usual soft limit of
-    /// 1024: raise it to the hard limit, as systemd advises services that need many files.
-    static func raiseOpenFileLimit() {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = limit.rlim_max
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    }
-
     static func userRuntimePath(default path: String, systemDefault: String) -> String? {
         guard getuid() != 0, path == systemDefault,
               let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return nil }

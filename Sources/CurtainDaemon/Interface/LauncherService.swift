@@ -243,22 +243,15 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
         defer { watchdog.cancel() }
         // Cancelled when the observer hangs up: its mailbox closes and it is removed.
         while let item = await withTaskCancellationHandler(operation: { await mailbox.next() }, onCancel: { mailbox.close() }) {
-            switch item {
-            case .frame(let shared):
-                if let only, shared.event["launch"] != .int(Int64(only)) { continue }
-                inFlight.start()
-                if let frame { try await frame(shared) } else { try await send(shared.event, false) }
-                inFlight.stop()
-            case .event(let event):
-                if let only, event["launch"] != .int(Int64(only)) { continue }
-                var last = false
-                if only != nil, case .string(let to)? = event["to"], LaunchState(rawValue: to)?.isEnded == true { last = true }
-                if last { mailbox.close() }   // no frame may be written directly after the final reply
-                inFlight.start()
-                try await send(event, last)
-                inFlight.stop()
-                if last { return }
-            }
+            let event = switch item { case .event(let e): e; case .frame(let shared): shared.event }
+            if let only, event["launch"] != .int(Int64(only)) { continue }
+            var last = false
+            if only != nil, case .event = item, case .string(let to)? = event["to"], LaunchState(rawValue: to)?.isEnded == true { last = true }
+            if last { mailbox.close() }   // no frame may be written directly after the final reply
+            inFlight.start()
+            if case .frame(let shared) = item, let frame { try await frame(shared) } else { try await send(event, last) }
+            inFlight.stop()
+            if last { return }
         }
         if mailbox.overflowed {
             await request.disconnect(LauncherErrors.observerTooSlow(grace))

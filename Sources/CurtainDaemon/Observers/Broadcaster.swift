@@ -50,7 +50,9 @@ final class Broadcaster: Sendable {
 
     /// A state event of `launch`.
     func publish(event: [String: JSONValue], launch: UInt64) {
-        deliver(.event(event), launch: launch, frameIndex: nil)
+        let targets = observers.withLock { o in o.values.filter { $0.wants(launch: launch, frameIndex: nil) }.map(\.mailbox) }
+        // One that overflows is cut off by its own stream (ObserverTooSlow).
+        targets.forEach { $0.post(.event(event)) }
     }
 
     /// Frame number `index` of `launch`: encoded once; written from each connection's IO
@@ -86,14 +88,6 @@ final class Broadcaster: Sendable {
     /// Shutdown: every stream finishes after what is queued.
     func closeAll() {
         observers.withLock { o in o.values.map(\.mailbox) }.forEach { $0.close() }
-    }
-
-    private func deliver(_ item: ObserverMailbox.Item, launch: UInt64, frameIndex: Int?) {
-        let targets = observers.withLock { o in o.values.filter { $0.wants(launch: launch, frameIndex: frameIndex) }.map(\.mailbox) }
-        for mailbox in targets where !mailbox.post(item) {
-            // Overflowed: its sender notices and disconnects it with ObserverTooSlow.
-            continue
-        }
     }
 }
 
