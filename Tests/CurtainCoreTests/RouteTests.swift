@@ -139,6 +139,21 @@ import Testing
         #expect(r.candidates.allSatisfy { if case .noMatch = $0.verdict { true } else { false } })
     }
 
+    @Test func aNulInAParameterIsRefused() throws {
+        // %00 in a path placeholder and in a mapped query item; \u0000 in a push value.
+        #expect(throws: RouteError.nulInParameter("q")) { try table.resolve(.deeplink("shop://product/4%002")) }
+        #expect(throws: RouteError.nulInParameter("referrer")) {
+            var t = table
+            t.deepLinks[3].priority = 0
+            return try t.resolve(.deeplink("shop://product/42?ref=a%00b"))
+        }
+        let payload: JSONValue = ["aps": ["category": "chat"], "target": ["thread": "t\u{0}1"]]
+        #expect(throws: RouteError.nulInParameter("thread")) { try table.resolve(.push(app: nil, payload: payload)) }
+        // Anything else decoded stays: %01 is an ordinary (if odd) character.
+        #expect(try table.resolve(.deeplink("shop://product/4%012")).destination.parameters == ["q": .string("4\u{1}2")])
+        #expect(RouteError.nulInParameter("q").description.contains("parameter 'q' contains a NUL byte"))
+    }
+
     @Test func payloadLimits() {
         let big = JSONValue.object(["s": .string(String(repeating: "x", count: Route.maximumPayloadSize))])
         #expect(throws: RouteError.tooLong(what: "push payload", length: Route.maximumPayloadSize + 8, limit: Route.maximumPayloadSize)) {

@@ -6,6 +6,8 @@ public enum RouteError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidPattern(String, String)
     case unknownApp(String)
     case unmatched(String)
+    /// A parameter's value holds a NUL byte (`%00` in a deep link, `\u0000` in a push).
+    case nulInParameter(String)
 
     public var description: String {
         switch self {
@@ -15,6 +17,7 @@ public enum RouteError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidPattern(let pattern, let why): "invalid pattern '\(pattern)': \(why)"
         case .unknownApp(let app): "unknown app '\(app)'"
         case .unmatched(let route): "no rule matches \(route) and no fallback is configured"
+        case .nulInParameter(let name): "parameter '\(name)' contains a NUL byte, which no argument or environment value can carry"
         }
     }
 }

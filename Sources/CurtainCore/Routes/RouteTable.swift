@@ -38,6 +38,16 @@ public struct RouteTable: Sendable {
     }
 
     public func resolve(_ route: Route) throws(RouteError) -> Resolution {
+        let resolution = try resolveUnchecked(route)
+        // A parameter reaches the app as one argv element or environment value, where a NUL
+        // would end it early while CURTAIN_PARAMS carried it whole: refuse it instead.
+        for (name, value) in resolution.destination.parameters.sorted(by: { $0.key < $1.key }) {
+            if case .string(let text) = value, text.utf8.contains(0) { throw .nulInParameter(name) }
+        }
+        return resolution
+    }
+
+    private func resolveUnchecked(_ route: Route) throws(RouteError) -> Resolution {
         switch route {
         case .normal(let app):
             guard let routes = apps[app] else { throw .unknownApp(app) }
