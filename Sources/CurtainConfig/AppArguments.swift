@@ -43,14 +43,28 @@ public struct ConfigurationHolder: Sendable {
 
     public init(_ configuration: Configuration) { current = configuration }
 
-    /// Adopts a configuration that was loaded without problems.
-    public mutating func adopt(_ configuration: Configuration) {
+    /// Adopts a configuration that was loaded without problems, unless it would drop every
+    /// app of the running one: an empty or truncated file (a power cut during a write looks
+    /// like that) must not silently leave the device with nothing to launch. `allowEmpty`
+    /// is the caller saying that this is what it wants.
+    public mutating func adopt(_ configuration: Configuration, file: String = "", allowEmpty: Bool = false) throws(ConfigurationErrors) {
+        if let refusal = refusal(of: configuration, file: file, allowEmpty: allowEmpty) { throw ConfigurationErrors(errors: [refusal]) }
         current = configuration
         generation += 1
     }
 
+    /// Why `candidate` may not replace the running configuration, if it may not.
+    public func refusal(of candidate: Configuration, file: String, allowEmpty: Bool) -> ConfigurationError? {
+        guard !allowEmpty, candidate.apps.isEmpty, !current.apps.isEmpty else { return nil }
+        let names = current.apps.map(\.name).joined(separator: ", ")
+        return ConfigurationError(
+            file: file, line: 1, column: 1, keyPath: "apps",
+            message: "the new configuration has no apps, the running one has \(current.apps.count) (\(names)); "
+                + "an empty or truncated file? To drop every app, reload with allow_empty (curtainctl reload --allow-empty)")
+    }
+
     /// Loads `text`; on any problem throws them all and keeps the current configuration.
-    public mutating func reload(toml text: String, file: String) throws(ConfigurationErrors) {
-        adopt(try Configuration(toml: text, file: file))
+    public mutating func reload(toml text: String, file: String, allowEmpty: Bool = false) throws(ConfigurationErrors) {
+        try adopt(try Configuration(toml: text, file: file), file: file, allowEmpty: allowEmpty)
     }
 }

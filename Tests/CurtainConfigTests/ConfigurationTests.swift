@@ -206,4 +206,26 @@ import Testing
         #expect(holder.current.display.width == 1024)
         #expect(holder.generation == 1)
     }
+
+    /// An empty file (a truncated write) would drop every app: refused unless allowed, and
+    /// only when the running configuration has apps.
+    @Test func aConfigurationWithoutAppsIsRefusedUnlessAllowed() throws {
+        let app = "[[apps]]\nname = \"shop\"\nexec = [\"/bin/true\"]\nscreens = [\"home\"]\ndefault_screen = \"home\"\n"
+        var holder = ConfigurationHolder(try Configuration(toml: app, file: "c.toml"))
+        do {
+            try holder.reload(toml: "", file: "c.toml")
+            Issue.record("an empty file was adopted")
+        } catch {
+            #expect(error.errors.map(\.description) == [
+                "c.toml:1:1: apps: the new configuration has no apps, the running one has 1 (shop); an empty or truncated file? "
+                    + "To drop every app, reload with allow_empty (curtainctl reload --allow-empty)",
+            ])
+        }
+        #expect(holder.current.apps.map(\.name) == ["shop"] && holder.generation == 0)
+        try holder.reload(toml: "", file: "c.toml", allowEmpty: true)
+        #expect(holder.current.apps.isEmpty && holder.generation == 1)
+        // Empty to empty is no loss: accepted without asking.
+        try holder.reload(toml: "[display]\nwidth = 800\n", file: "c.toml")
+        #expect(holder.generation == 2)
+    }
 }

@@ -82,7 +82,13 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
 
         launcher.rawMethod("Reload") { [reloader] request, reply in
             try authorize(request, "Reload")
-            switch await reloader.reload() {
+            let allowEmpty: Bool
+            switch request.call.parameters["allow_empty"] {
+            case nil, .null?: allowEmpty = false
+            case .bool(let value)?: allowEmpty = value
+            default: throw VarlinkError.invalidParameter("allow_empty")
+            }
+            switch await reloader.reload(allowEmpty: allowEmpty) {
             case .success(let configuration): try await reply(["configuration": .string(configuration.summary)], false)
             case .failure(let errors): throw LauncherErrors.reloadRefused(errors.errors.map(\.description))
             }

@@ -13,13 +13,19 @@ struct Reloader: Sendable {
     /// The status line to restore after the reload.
     let status: @Sendable () async -> String
 
-    func reload() async -> Result<Configuration, ConfigurationErrors> {
+    /// `allowEmpty`: the caller accepts a configuration without apps (SIGHUP never does).
+    func reload(allowEmpty: Bool = false) async -> Result<Configuration, ConfigurationErrors> {
         notifier.reloading()
-        let result = Daemon.loadConfiguration(path, explicit: explicit, logger: logger)
+        var result = Daemon.loadConfiguration(path, explicit: explicit, logger: logger)
+        if case .success(let configuration) = result {
+            do { try state.adopt(configuration, file: path, allowEmpty: allowEmpty) } catch {
+                for problem in error.errors { logger.log(.configurationInvalid, "\(problem)", ["curtain_config": "\(path)"]) }
+                result = .failure(error)
+            }
+        }
         let line = await status()
         switch result {
-        case .success(let configuration):
-            state.adopt(configuration)
+        case .success:
             logger.log(.configurationReloaded, "configuration reloaded", ["curtain_config": "\(path)"])
             notifier.ready(status: "\(line) (configuration reloaded)")
         case .failure:

@@ -6,5 +6,10 @@ final class SharedConfiguration: Sendable {
     private let holder: Mutex<ConfigurationHolder>
     init(_ holder: ConfigurationHolder) { self.holder = Mutex(holder) }
     var current: Configuration { holder.withLock { $0.current } }
-    func adopt(_ configuration: Configuration) { holder.withLock { $0.adopt(configuration) } }
+    /// Adopts `configuration` unless the holder's rules refuse it (see `ConfigurationHolder.adopt`).
+    func adopt(_ configuration: Configuration, file: String, allowEmpty: Bool) throws(ConfigurationErrors) {
+        try holder.withLock { (holder: inout ConfigurationHolder) throws(ConfigurationErrors) in
+            try holder.adopt(configuration, file: file, allowEmpty: allowEmpty)
+        }
+    }
 }

@@ -124,11 +124,15 @@ struct StatusCommand: ParsableCommand {
 
 /// `curtainctl reload`: the configuration, read again (all or nothing).
 struct ReloadCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "reload", abstract: "Make curtaind read its configuration again (all or nothing).")
+    static let configuration = CommandConfiguration(
+        commandName: "reload", abstract: "Make curtaind read its configuration again (all or nothing).",
+        discussion: "A file without apps is refused while the running configuration has some (an empty or truncated file looks like that); --allow-empty accepts it.")
     @OptionGroup var options: DaemonOptions
+    @Flag(help: "Accept a configuration without apps (every app and route is dropped).") var allowEmpty = false
 
     func run() throws {
-        let reply = try options.withDaemon { client throws(DaemonClient.ClientError) in try client.call("io.curtain.Launcher.Reload") }
+        let parameters: [String: JSONValue] = allowEmpty ? ["allow_empty": true] : [:]
+        let reply = try options.withDaemon { client throws(DaemonClient.ClientError) in try client.call("io.curtain.Launcher.Reload", parameters) }
         options.print("reloaded: \(reply["configuration"]?.text ?? "")")
     }
 }
