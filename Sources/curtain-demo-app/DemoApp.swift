@@ -16,7 +16,7 @@ struct DemoApp: AsyncParsableCommand {
         Reads CURTAIN_LAUNCH_ID, CURTAIN_SCREEN, CURTAIN_PARAMS and NOTIFY_SOCKET as curtaind \
         sets them; reports X_CURTAIN_STAGE=skeleton, then content with X_CURTAIN_ELEMENTS (its \
         logo's frame), then READY=1. With --attach it stays attached to CURTAIN_SOCKET and \
-        shows each delivered route, answering io.curtain.App.Ready.
+        shows each delivered route, answering io.curtain.App.Ready (content, then ready).
         """
     )
 
@@ -48,9 +48,25 @@ struct DemoApp: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let notifier = Notifier()
         let screen = self.screen ?? environment["CURTAIN_SCREEN"] ?? "home"
         say("cold start: launch \(environment["CURTAIN_LAUNCH_ID"] ?? "?") screen \(screen) params \(environment["CURTAIN_PARAMS"] ?? "{}")")
+        guard attach, let socket = environment["CURTAIN_SOCKET"], let app = environment["CURTAIN_APP"] else {
+            try await coldStart(screen)
+            while true { try await Task.sleep(for: .seconds(3600)) }
+        }
+        // Attached from the start, while loading: a launch retargeted to this app while it
+        // loads is delivered here at once instead of waiting for (or restarting) the app.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await coldStart(screen) }
+            group.addTask { try await takeDeliveries(socket: socket, app: app) }
+            // The app lives as long as its attachment.
+            while let _ = try await group.next() {}
+        }
+    }
+
+    /// The cold start's stages over sd_notify: skeleton, content (with the logo), READY=1.
+    func coldStart(_ screen: String) async throws {
+        let notifier = Notifier()
         let load = loadTime(screen)
         // The simulated loading is the app's behaviour, not synchronisation.
         try await Task.sleep(for: .seconds(load / 3))
@@ -58,10 +74,10 @@ struct DemoApp: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(load * 2 / 3))
         notifier.notify(["X_CURTAIN_ELEMENTS=\(Self.logo)", "X_CURTAIN_STAGE=content", "STATUS=\(screen): content"])
         notifier.notify(["READY=1", "STATUS=\(screen): interactive"])
+    }
 
-        guard attach, let socket = environment["CURTAIN_SOCKET"], let app = environment["CURTAIN_APP"] else {
-            while true { try await Task.sleep(for: .seconds(3600)) }
-        }
+    /// Warm starts: each delivered route is shown, then answered with io.curtain.App.Ready.
+    func takeDeliveries(socket: String, app: String) async throws {
         try await VarlinkConnection.withConnection(to: socket) { attachment in
             try await VarlinkConnection.withConnection(to: socket) { answers in
                 for try await reply in attachment.callMore("io.curtain.App.Attach", ["app": .string(app)]) {
@@ -72,6 +88,10 @@ struct DemoApp: AsyncParsableCommand {
                     let elements = try JSONParser.parse(Array(Self.logo.utf8))
                     _ = try await answers.call("io.curtain.App.Ready", ["launch": .int(launch), "stage": "content",
                                                                          "status": .string("\(screen): content"), "elements": elements])
+                    // Then fully ready, as on a cold start: a launch waits for the stage its
+                    // app's `readiness` names, so an app configured for `ready` reveals too.
+                    _ = try await answers.call("io.curtain.App.Ready", ["launch": .int(launch), "stage": "ready",
+                                                                         "status": .string("\(screen): interactive")])
                 }
             }
         }

@@ -100,6 +100,20 @@ import Testing
         #expect(Self.transitions(never.advance(to: 30)).last == "2 holding→failed @20.0")
     }
 
+    /// The fallback's own app decides what "ready" means: one that reveals at `content` is
+    /// not held to `ready` because the first app was.
+    @Test func theFallbackUsesItsOwnAppsReadiness() {
+        var c = Coordinator()
+        var request = Self.request(1, Self.chat, requirement: .ready, fallback: Self.fallback)
+        request.fallbackRequirement = .content
+        _ = c.request(request, at: 0)
+        _ = c.advance(to: 10)
+        #expect(c.current?.destination == Self.fallback)
+        #expect(Self.transitions(c.appReady(LaunchID(1), stage: .skeleton, at: 10.5)).isEmpty)
+        #expect(Self.transitions(c.appReady(LaunchID(1), stage: .content, at: 11)) == ["1 holding→revealing @11.0"])
+        #expect(c.current?.reason == "app ready (content)")
+    }
+
     @Test func anAppCrashWhilePresentingFailsAtOnce() {
         var c = Coordinator(settings: LaunchSettings(onTimeout: .fail))
         _ = c.request(Self.request(1), at: 0)
@@ -146,6 +160,75 @@ import Testing
         #expect(c.presentation(at: 0.3)?.time == before?.time)   // same appear, same instant
         #expect(c.launch(LaunchID(1))?.reason == "retargeted to launch 2")
         #expect(Self.transitions(c.advance(to: 0.6)) == ["2 presenting→holding @0.5"])   // the original appear's end
+    }
+
+    @Test func aRetargetToTheSameAppHandsItsInstanceOver() {
+        var c = Coordinator()
+        _ = c.request(Self.request(1, Self.shop), at: 0)
+        let (_, effects) = c.request(Self.request(2, Self.product), at: 0.3)
+        #expect(effects.contains(.retargetApp(from: LaunchID(1), to: LaunchID(2), Self.product)))
+        #expect(!effects.contains(.releaseApp(LaunchID(1))) && !effects.contains { if case .startApp = $0 { true } else { false } })
+        // The deadline is the overlay's: counted from when it went up, not from the retarget.
+        _ = c.appReady(LaunchID(2), stage: .skeleton, at: 0.6)
+        #expect(c.nextDeadline == 10)
+    }
+
+    /// A launch every 100 ms for 5 minutes (virtual time): the overlay still lifts at least
+    /// once per maximum hold (plus the fallback's hold and the transitions), and a queued
+    /// launch waits at most the queue's length times that. An app takes 2 s to get ready
+    /// after it is started; a retarget to the same app hands the loading instance over.
+    @Test(arguments: [false, true]) func aStreamOfLaunchesNeverStallsTheOverlay(alternatingApps: Bool) {
+        let settings = LaunchSettings(onTimeout: .fallback)
+        var c = Coordinator(settings: settings)
+        var readyAt: [LaunchID: Double] = [:]      // when each launch's app will be ready
+        var lifted: [Double] = [0]                 // when the overlay went down (revealed, failed, …)
+        var queuedAt: [LaunchID: Double] = [:]
+        var longestWait = 0.0
+        var starts = 0, reveals = 0
+        func apply(_ effects: [LaunchEffect], at t: Double) {
+            for effect in effects {
+                switch effect {
+                case .startApp(let id, _): readyAt[id] = t + 2; starts += 1
+                case .retargetApp(let from, let to, _): readyAt[to] = readyAt.removeValue(forKey: from)
+                case .releaseApp(let id): readyAt[id] = nil
+                case .hideOverlay: lifted.append(t)
+                case .transition(let tr):
+                    if tr.from == nil, tr.reason.hasPrefix("queued") { queuedAt[tr.launch] = tr.time }
+                    if tr.from == .requested, let since = queuedAt.removeValue(forKey: tr.launch) { longestWait = max(longestWait, tr.time - since) }
+                    if tr.to == .revealed { reveals += 1 }
+                default: break
+                }
+            }
+        }
+        var next: UInt64 = 1
+        var t = 0.0
+        let end = 300.0
+        while t < end {
+            let arrival = Double(next - 1) * 0.1
+            let ready = c.current.flatMap { readyAt[$0.id] }
+            let wake = [arrival, ready, c.nextDeadline].compactMap { $0 }.filter { $0 >= t }.min() ?? end
+            t = wake
+            if let current = c.current, let at = readyAt[current.id], at <= t {
+                readyAt[current.id] = .infinity
+                apply(c.appReady(current.id, stage: .ready, at: t), at: t)
+            }
+            apply(c.advance(to: t), at: t)
+            if arrival <= t {
+                let destination = alternatingApps && next % 2 == 0 ? Self.chat
+                    : Destination(app: "shop", screen: "product", parameters: ["id": .int(Int64(next))])
+                apply(c.request(Self.request(next, destination, fallback: Self.fallback), at: t).1, at: t)
+                next += 1
+            }
+        }
+        let cycle = settings.maximumHold + 0.5 + 0.6   // maximum hold + appear + reveal
+        let gaps = zip(lifted.dropFirst(), lifted).map { $0 - $1 }
+        // Same app: it is never restarted, so it gets ready and reveals well within the hold.
+        // Alternating apps: each retarget restarts an app, so only the deadline ends it —
+        // then the fallback gets one more hold.
+        let bound = alternatingApps ? cycle + settings.maximumHold : cycle
+        #expect(reveals > 0 && (gaps.max() ?? .infinity) <= bound, "reveals \(reveals), longest gap \(gaps.max() ?? -1)")
+        #expect(longestWait <= Double(settings.maximumQueued) * bound, "longest wait in the queue \(longestWait)")
+        if !alternatingApps { #expect(starts <= reveals + 1, "\(starts) starts for \(reveals) reveals") }
     }
 
     @Test func duplicatesAreMergedWithinTheWindow() {

@@ -44,9 +44,14 @@ import Testing
     }
 
     static func ctl(_ socket: String, _ arguments: String...) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await ctl(socket, arguments)
+    }
+
+    static func ctl(_ socket: String, _ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
         try await TestProcess.run(CLI.executable, arguments, environment: ["CURTAIN_SOCKET": socket])
     }
 
+    static func json(_ text: String) -> Any? { try? JSONSerialization.jsonObject(with: Data(text.utf8)) }
     func json(_ text: String) -> Any? { try? JSONSerialization.jsonObject(with: Data(text.utf8)) }
 
     @Test(.timeLimit(.minutes(1))) func everyCommandAgainstARealDaemon() async throws {
@@ -107,6 +112,65 @@ import Testing
 
         daemon.signal(SIGTERM)
         #expect(await daemon.finish(within: 15).status == 0)
+    }
+
+    /// A truncated file (a power cut mid-write) must not drop every app: refused unless asked.
+    @Test(.timeLimit(.minutes(1))) func reloadRefusesAnEmptyFileUnlessAllowed() async throws {
+        let (daemon, socket) = try await Self.daemon()
+        let config = (socket as NSString).deletingLastPathComponent + "/curtain.toml"
+        try "".write(toFile: config, atomically: true, encoding: .utf8)
+        let refused = try await Self.ctl(socket, "reload")
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stderr.contains("io.curtain.Launcher.ReloadRefused") && refused.stderr.contains("the new configuration has no apps")
+                && refused.stderr.contains("--allow-empty"), "\(refused)")
+        // Nothing changed: the app is still there.
+        let launched = try await Self.ctl(socket, "launch", "--normal", "shop")
+        #expect(launched.status == 0 && launched.stdout.hasPrefix("launch 1 started: shop/home"), "\(launched)")
+        let allowed = try await Self.ctl(socket, "reload", "--allow-empty")
+        #expect(allowed.status == 0 && allowed.stdout.hasPrefix("reloaded: 0 apps"), "\(allowed)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.finish(within: 15).status == 0)
+    }
+
+    /// The shipped configuration and the demo app agree: every shipped route reaches
+    /// `revealed`, cold (the app starts behind the overlay) and warm (delivered to it).
+    @Test(.timeLimit(.minutes(2))) func everyShippedRouteRevealsColdAndWarm() async throws {
+        let routes: [[String]] = [
+            ["--normal", "shop"], ["--normal", "chat"],
+            ["--deeplink", "shop://product/sale"], ["--deeplink", "shop://product/42?ref=mail"],
+            ["--deeplink", "shop://search/red/shoes"], ["--deeplink", "chat://thread/3f0c6a57-9f6e-4c1b-8d2e-3a4b5c6d7e8f"],
+            ["--push", #"{"aps": {"category": "chat"}, "target": {"thread": "t-1"}}"#], ["--push", #"{"aps": {"category": "chat"}}"#],
+            ["--deeplink", "shop://cart"],   // unmatched: the fallback
+        ]
+        let shipped = try String(contentsOf: TestEnvironment.repository.appendingPathComponent("config/curtain.toml"), encoding: .utf8)
+        // One daemon per route, side by side, so that each route's first launch is a cold start.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for route in routes {
+                group.addTask {
+                    let directory = TestEnvironment.temporaryDirectory("shipped")
+                    defer { try? FileManager.default.removeItem(at: directory) }
+                    let config = directory.appendingPathComponent("curtain.toml").path
+                    try shipped.replacingOccurrences(of: "/usr/bin/curtain-demo-app", with: TestEnvironment.product("curtain-demo-app"))
+                        .replacingOccurrences(of: "notify_socket = \"/run/curtain/notify\"", with: "notify_socket = \"\(directory.path)/notify-apps\"")
+                        .write(toFile: config, atomically: true, encoding: .utf8)
+                    let notify = NotifyListener(directory: directory)
+                    let socket = directory.appendingPathComponent("s").path
+                    let daemon = try await TestProcess(TestEnvironment.product("curtaind"), ["--config", config, "--socket", socket],
+                                                       environment: ["NOTIFY_SOCKET": notify.path])
+                    #expect(await notify.await { $0.hasPrefix("READY=1") }.matched != nil, "\(daemon.output)")
+                    for start in ["cold", "warm"] {
+                        let r = try await Self.ctl(socket, ["launch"] + route + ["--follow", "--json", "short"])
+                        let events = r.stdout.split(separator: "\n").compactMap { Self.json(String($0)) as? [String: Any] }
+                        #expect(r.status == 0 && events.last?["to"] as? String == "revealed", "\(route) \(start): \(r)")
+                        // Revealed by its own app, not after the maximum hold by the fallback.
+                        #expect(!events.contains { $0["kind"] as? String == "destination" }, "\(route) \(start): \(r)")
+                    }
+                    daemon.signal(SIGTERM)
+                    #expect(await daemon.finish(within: 15).status == 0)
+                }
+            }
+            try await group.waitForAll()
+        }
     }
 
     @Test func anUnreachableDaemonIsStatusThreeWithThePathsTried() async throws {

@@ -68,7 +68,13 @@ public struct Coordinator: Sendable {
 
     /// A new launch. The decision says whether it started, queued, merged or was refused.
     public mutating func request(_ request: LaunchRequest, at t: Double) -> (LaunchDecision, [LaunchEffect]) {
-        var effects = advance(to: t)
+        let effects = advance(to: t)
+        return self.request(request, at: t, policy: nil, effects)
+    }
+
+    private mutating func request(_ request: LaunchRequest, at t: Double, policy forced: ConcurrencyPolicy?,
+                                  _ effects: [LaunchEffect]) -> (LaunchDecision, [LaunchEffect]) {
+        var effects = effects
         guard let current = active else {
             start(request, at: t, takingOver: nil, &effects)
             effects += advance(to: t)
@@ -77,7 +83,7 @@ public struct Coordinator: Sendable {
         if let same = duplicate(of: request.destination, at: t) { return (.merged(into: same), effects) }
 
         let revealing = if case .revealing = current.phase { true } else { false }
-        let policy = request.policy ?? (revealing ? settings.whileRevealing : settings.whileLoading)
+        let policy = forced ?? request.policy ?? (revealing ? settings.whileRevealing : settings.whileLoading)
         switch policy {
         case .ignore:
             return (.busy(current.launch.id), effects)
@@ -88,10 +94,16 @@ public struct Coordinator: Sendable {
             queue.append(Queued(launch: launch, request: request))
             effects.append(.transition(.init(launch: request.id, from: nil, to: .requested, reason: launch.reason, time: t)))
             return (.queued(behind: current.launch.id), effects)
+        case .retarget where !revealing && !mayNoLongerRetarget(current, at: t):
+            // The new launch inherits the overlay as it is: same phase, same appear transition,
+            // same deadline. The same app is handed over, not stopped and started again.
+            let sameApp = current.launch.destination.app == request.destination.app
+            end(.cancelled, "retargeted to launch \(request.id)", at: t, releaseApp: !sameApp, hideOverlay: nil, dequeue: false, &effects)
+            start(request, at: t, takingOver: current, keepingApp: sameApp, &effects)
         case .retarget where !revealing:
-            // The new launch inherits the overlay as it is: same phase, same appear transition.
-            end(.cancelled, "retargeted to launch \(request.id)", at: t, releaseApp: true, hideOverlay: nil, dequeue: false, &effects)
-            start(request, at: t, takingOver: current, &effects)
+            // The overlay has been up for the maximum hold (or fell back): retargeting again
+            // could keep it up for ever, so this launch waits its turn.
+            return self.request(request, at: t, policy: .queue, effects)
         case .replace, .retarget:
             // A reveal already lifting cannot be retargeted without a flicker: start over.
             end(.cancelled, "replaced by launch \(request.id)", at: t, releaseApp: true, hideOverlay: false, dequeue: false, &effects)
@@ -245,7 +257,7 @@ public struct Coordinator: Sendable {
             current.readyAt = nil
             current.launch.readyAt = nil
             current.giveUpAt = t + settings.maximumHold
-            current.request.requirement = .ready
+            current.request.requirement = current.request.fallbackRequirement
             current.launch.reason = "\(cause); falling back to \(fallback.app)/\(fallback.screen)"
             active = current
             effects.append(.releaseApp(current.launch.id))
@@ -257,7 +269,14 @@ public struct Coordinator: Sendable {
         end(.failed, cause, at: t, releaseApp: true, hideOverlay: false, dequeue: true, &effects)
     }
 
-    private mutating func start(_ request: LaunchRequest, at t: Double, takingOver previous: Active?,
+    /// Whether a retarget would extend an overlay that has already had its maximum hold: the
+    /// deadline counts from when the overlay went up, so a stream of launches cannot hold it
+    /// up for ever; once it has passed (the launch fell back), later launches queue.
+    private func mayNoLongerRetarget(_ current: Active, at t: Double) -> Bool {
+        current.fellBack || t >= current.giveUpAt
+    }
+
+    private mutating func start(_ request: LaunchRequest, at t: Double, takingOver previous: Active?, keepingApp: Bool = false,
                                 queuedAt: Double? = nil, _ effects: inout [LaunchEffect]) {
         var launch = Launch(id: request.id, route: request.route, destination: request.destination, state: .requested,
                             reason: "requested: \(request.route)", requestedAt: queuedAt ?? t, changedAt: t, textVariant: request.textVariant)
@@ -274,7 +293,11 @@ public struct Coordinator: Sendable {
             reason = "overlay up"
             effects.append(.showOverlay(request.id))
         }
-        effects.append(.startApp(request.id, request.destination))
+        if keepingApp, let previous {
+            effects.append(.retargetApp(from: previous.launch.id, to: request.id, request.destination))
+        } else {
+            effects.append(.startApp(request.id, request.destination))
+        }
         let state: LaunchState = switch phase {
         case .presenting: .presenting
         case .holding: .holding
@@ -285,7 +308,7 @@ public struct Coordinator: Sendable {
         launch.reason = reason
         active = Active(launch: launch, request: request, phase: phase,
                         overlaySince: previous?.overlaySince ?? t, appearStart: previous?.appearStart ?? t,
-                        giveUpAt: t + settings.maximumHold)
+                        giveUpAt: previous?.giveUpAt ?? t + settings.maximumHold)
     }
 
     private mutating func move(to state: LaunchState, _ phase: Phase, _ reason: String, at t: Double, _ effects: inout [LaunchEffect]) {

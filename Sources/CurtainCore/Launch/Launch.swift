@@ -18,6 +18,8 @@ public struct LaunchRequest: Sendable, Hashable {
     public var revealDuration: Double
     /// Where the launch goes when its app is not ready in time (`TimeoutAction.fallback`).
     public var fallback: Destination?
+    /// The readiness stage the fallback's app must reach (its own, not the first app's).
+    public var fallbackRequirement: ReadinessStage
     /// A policy for this launch instead of the configured ones.
     public var policy: ConcurrencyPolicy?
     /// Whether the reveal's last frame stays for the next owner of the screen.
@@ -26,8 +28,9 @@ public struct LaunchRequest: Sendable, Hashable {
     public var textVariant: Int
 
     public init(id: LaunchID, route: Route, destination: Destination, requirement: ReadinessStage = .ready,
-                appearDuration: Double, revealDuration: Double, fallback: Destination? = nil, policy: ConcurrencyPolicy? = nil,
-                retain: Bool = true, textVariant: Int = 0) {
+                appearDuration: Double, revealDuration: Double, fallback: Destination? = nil, fallbackRequirement: ReadinessStage = .ready,
+                policy: ConcurrencyPolicy? = nil, retain: Bool = true, textVariant: Int = 0) {
+        self.fallbackRequirement = fallbackRequirement
         self.retain = retain
         self.textVariant = textVariant
         self.id = id

@@ -24,6 +24,9 @@ public enum LaunchEffect: Sendable, Hashable {
     case startApp(LaunchID, Destination)
     /// The launch no longer needs its app: stop one that was started for it alone.
     case releaseApp(LaunchID)
+    /// A retarget to the same app: the instance launch `from` started (perhaps still loading)
+    /// now serves launch `to` and its destination — handed over, never stopped and started again.
+    case retargetApp(from: LaunchID, to: LaunchID, Destination)
     /// Take the overlay down; `retain` keeps its last frame for the next owner (the reveal
     /// finished, the app is on screen).
     case hideOverlay(LaunchID, retain: Bool)

@@ -5,6 +5,9 @@ import CurtainCore
 protocol AppSupervisor: Sendable {
     func start(_ launch: LaunchID, _ destination: Destination, route: Route) async
     func release(_ launch: LaunchID) async
+    /// Launch `to` takes over launch `from`'s app (a retarget to the same app): the instance
+    /// keeps running and gets the new destination — now if it can take it, else once it can.
+    func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route) async
 }
 
 /// What a supervisor tells the driver about an app.
@@ -20,4 +23,5 @@ struct SupervisorEvents: Sendable {
 struct ExternalApps: AppSupervisor {
     func start(_ launch: LaunchID, _ destination: Destination, route: Route) async {}
     func release(_ launch: LaunchID) async {}
+    func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route) async {}
 }

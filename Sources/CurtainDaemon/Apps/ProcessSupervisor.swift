@@ -19,9 +19,19 @@ import Varlink
 /// is rejected and logged.
 actor ProcessSupervisor: AppSupervisor {
     struct Instance {
-        let launch: LaunchID
+        /// The launch it serves now (a retarget hands it to a later launch).
+        var launch: LaunchID
         let app: String
         let pid: pid_t
+        /// What it was started with or last told to show.
+        var destination: Destination
+        /// A retarget's destination it has not been told yet (it was not attached).
+        var pending: (route: Route, destination: Destination)?
+        /// It has been told a later destination over io.curtain.App: its sd_notify stages
+        /// speak of the one it started with, so readiness now comes from io.curtain.App.Ready.
+        var redirected = false
+        /// The launch it was started for (its exit is matched by this id).
+        let spawnLaunch: LaunchID
         var released = false
         var ready = false
         var lastStatus: String?
@@ -123,24 +133,10 @@ actor ProcessSupervisor: AppSupervisor {
             return await events.failed(id, "app '\(app.name)' failed \(recent.count) times within \(Self.crashWindow.components.seconds) s; "
                                        + "not started again for \(wait.components.seconds + 1) s")
         }
-        let kind = switch route {
-        case .normal: "normal"
-        case .push: "push"
-        case .deeplink: "deeplink"
-        }
+        let kind = Self.kind(of: route)
         if app.singleInstance {
             // Warm start: an attached app gets the route on its stream.
-            let delivery: JSONValue = ["launch": .int(Int64(id.value)), "kind": .string(kind), "screen": .string(destination.screen),
-                                       "parameters": .object(destination.parameters.mapValues { .string($0.description) })]
-            for (_, stream) in (attached[app.name] ?? [:]).sorted(by: { $0.key > $1.key }) {
-                let delivered = await withCheckedContinuation { continuation in
-                    if case .terminated = stream.yield((delivery, continuation)) { continuation.resume(returning: false) }
-                }
-                if delivered {
-                    logger.info("route delivered to the attached app", metadata: ["curtain_app": "\(app.name)", "curtain_launch_id": "\(id)"])
-                    return
-                }
-            }
+            if await deliver(id, app.name, route, destination) { return }
             if let running = instances.values.first(where: { $0.app == app.name && !$0.released }) {
                 switch app.warm {
                 case .revealNow:
@@ -194,7 +190,8 @@ actor ProcessSupervisor: AppSupervisor {
                 ) { execution in
                     // Registered (and any message that raced ahead handled) before the exit
                     // can be taken: `exited` runs only after this returns.
-                    await self?.register(Instance(launch: id, app: app.name, pid: execution.processIdentifier.value))
+                    await self?.register(Instance(launch: id, app: app.name, pid: execution.processIdentifier.value,
+                                                                 destination: destination, spawnLaunch: id))
                     announce.finish()
                 }
                 await self?.exited(id, status: result.terminationStatus)
@@ -207,13 +204,77 @@ actor ProcessSupervisor: AppSupervisor {
         for await _ in started {}   // until it is registered (or could not start)
     }
 
-    /// io.curtain.App.Attach: deliveries for `app` until the stream ends.
+    /// io.curtain.App.Attach: deliveries for `app` until the stream ends. A destination a
+    /// retarget left pending for a loading instance of the app goes out first.
     func attach(_ app: String) -> (token: Int, deliveries: AsyncStream<Delivery>) {
         nextAttachment += 1
         let (stream, continuation) = AsyncStream.makeStream(of: Delivery.self)
         attached[app, default: [:]][nextAttachment] = continuation
         logger.info("app attached for warm starts", metadata: ["curtain_app": "\(app)"])
+        if let (pid, instance) = instances.first(where: { $0.value.app == app && $0.value.pending != nil && !$0.value.released }),
+           let pending = instance.pending {
+            instances[pid]?.pending = nil
+            Task { await self.deliverPending(pid, launch: instance.launch, pending.route, pending.destination) }
+        }
         return (nextAttachment, stream)
+    }
+
+    /// Launch `to` takes over the instance launch `from` started: it goes on loading and its
+    /// readiness counts for `to`. A different destination is delivered to it over
+    /// io.curtain.App if it is attached, or as soon as it attaches; one that becomes ready
+    /// without having attached is treated as a warm start (`warm`: restart or reveal-now).
+    func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route) async {
+        guard let pid = byLaunch.removeValue(forKey: from), var instance = instances[pid], !instance.released else {
+            return await start(to, destination, route: route)
+        }
+        byLaunch[to] = pid
+        instance.launch = to
+        instances[pid] = instance
+        logger.info("app handed over to a retargeted launch", metadata: [
+            "curtain_app": "\(instance.app)", "curtain_launch_id": "\(to)", "curtain_app_pid": "\(pid)", "curtain_retargeted_from": "\(from)",
+        ])
+        guard destination != instance.destination else { return }
+        if await deliver(to, instance.app, route, destination) {
+            instances[pid]?.destination = destination
+            instances[pid]?.redirected = true
+            instances[pid]?.pending = nil
+        } else {
+            instances[pid]?.pending = (route, destination)
+        }
+    }
+
+    private func deliverPending(_ pid: pid_t, launch: LaunchID, _ route: Route, _ destination: Destination) async {
+        guard let instance = instances[pid], instance.launch == launch else { return }
+        if await deliver(launch, instance.app, route, destination) {
+            instances[pid]?.destination = destination
+            instances[pid]?.redirected = true
+        } else if instances[pid]?.launch == launch, instances[pid]?.pending == nil {
+            instances[pid]?.pending = (route, destination)
+        }
+    }
+
+    static func kind(of route: Route) -> String {
+        switch route {
+        case .normal: "normal"
+        case .push: "push"
+        case .deeplink: "deeplink"
+        }
+    }
+
+    /// The route to `app`'s attached streams, newest first; whether one took it.
+    private func deliver(_ id: LaunchID, _ app: String, _ route: Route, _ destination: Destination) async -> Bool {
+        let delivery: JSONValue = ["launch": .int(Int64(id.value)), "kind": .string(Self.kind(of: route)), "screen": .string(destination.screen),
+                                   "parameters": .object(destination.parameters.mapValues { .string($0.description) })]
+        for (_, stream) in (attached[app] ?? [:]).sorted(by: { $0.key > $1.key }) {
+            let delivered = await withCheckedContinuation { continuation in
+                if case .terminated = stream.yield((delivery, continuation)) { continuation.resume(returning: false) }
+            }
+            if delivered {
+                logger.info("route delivered to the attached app", metadata: ["curtain_app": "\(app)", "curtain_launch_id": "\(id)"])
+                return true
+            }
+        }
+        return false
     }
 
     func detach(_ app: String, _ token: Int) {
@@ -252,9 +313,10 @@ actor ProcessSupervisor: AppSupervisor {
         await events?.failed(id, "app '\(app)' could not be started: \(error)")
     }
 
-    private func exited(_ id: LaunchID, status: TerminationStatus) async {
+    private func exited(_ spawnedFor: LaunchID, status: TerminationStatus) async {
         await catchUp()
-        guard let pid = byLaunch[id], let instance = instances[pid] else { return }
+        guard let (pid, instance) = instances.first(where: { $0.value.spawnLaunch == spawnedFor }) else { return }
+        let id = instance.launch
         instances[pid] = nil
         byLaunch[id] = nil
         let how = switch status {
@@ -351,6 +413,19 @@ actor ProcessSupervisor: AppSupervisor {
         if message.ready { stage = .ready }
         if let stage {
             if stage == .ready { instances[owner]?.ready = true }
+            // Told a later destination over io.curtain.App: these stages are about the first.
+            if instance.redirected { return }
+            if let pending = instance.pending {
+                guard stage == .ready else { return }
+                // Ready with what it started with, never told the retarget's destination (it
+                // did not attach): a warm start, as the app's `warm` says.
+                instances[owner]?.pending = nil
+                if configuration.current.apps.first(where: { $0.name == instance.app })?.warm == .revealNow {
+                    return await events.ready(id, .ready, message.status, [:])
+                }
+                teardown(owner)
+                return await start(id, pending.destination, route: pending.route)
+            }
             await events.ready(id, stage, message.status, instances[owner]?.elements ?? [:])
         }
     }

@@ -157,10 +157,13 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         }
         nextID += 1
         let id = LaunchID(nextID)
-        let requirement = configuration.apps.first { $0.name == destination.app }?.readiness ?? .ready
-        let request = LaunchRequest(id: id, route: route, destination: destination, requirement: requirement,
+        func requirement(of app: String?) -> ReadinessStage {
+            configuration.apps.first { $0.name == app }?.readiness ?? .ready
+        }
+        let request = LaunchRequest(id: id, route: route, destination: destination, requirement: requirement(of: destination.app),
                                     appearDuration: timelines.appearLength, revealDuration: timelines.revealLength,
-                                    fallback: configuration.routes.fallback, policy: policy,
+                                    fallback: configuration.routes.fallback,
+                                    fallbackRequirement: requirement(of: configuration.routes.fallback?.app), policy: policy,
                                     retain: configuration.transitions.retain,
                                     textVariant: Int.random(in: 0..<configuration.transitions.textVariants))
         let t = now()
@@ -287,6 +290,9 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                 appWork.append { supervisor in await supervisor.start(id, destination, route: route) }
             case .releaseApp(let id):
                 appWork.append { supervisor in await supervisor.release(id) }
+            case .retargetApp(let from, let to, let destination):
+                let route = coordinator.launch(to)?.route ?? .normal(app: destination.app)
+                appWork.append { supervisor in await supervisor.retarget(from: from, to: to, destination, route: route) }
             case .hideOverlay(let id, let retain):
                 // The reveal's end state, exactly: it rarely falls on the grid, and with retain
                 // the next owner of the screen starts from it.
