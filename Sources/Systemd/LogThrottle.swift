@@ -81,6 +81,16 @@ public struct LogThrottle<Key: Hashable & Sendable>: Sendable {
         return summaries
     }
 
+    /// Everything held back, whether due or not, regardless of the limits: for the end, when
+    /// there is no later.
+    public mutating func remaining() -> [Summary] {
+        let summaries = keys.filter { $0.value.suppressed > 0 }.sorted { $0.value.start < $1.value.start }
+            .map { Summary(key: $0.key, suppressed: $0.value.suppressed) } + (others.map { [Summary(key: nil, suppressed: $0.suppressed)] } ?? [])
+        keys = [:]
+        others = nil
+        return summaries
+    }
+
     /// When `due` will next have something to report (nil: nothing held back).
     public var nextDue: Instant? {
         let starts = keys.values.filter { $0.suppressed > 0 }.map(\.start) + (others.map { [$0.start] } ?? [])
@@ -110,11 +120,11 @@ public struct ThrottledSenderLog: Sendable {
 
     public init() {}
 
-    /// Writes `message` about `pid` unless the throttle holds it back; first writes any
-    /// summaries that are due.
+    /// Writes `message` about `pid` unless the throttle holds it back (with the count held
+    /// back before it), then any summaries that are due.
     public mutating func warning(_ logger: Logger, _ message: @autoclosure () -> Logger.Message, pid: pid_t,
                                  metadata: Logger.Metadata = [:], at now: ContinuousClock.Instant) {
-        flush(logger, at: now)
+        defer { flush(logger, at: now) }
         guard case .log(let suppressed) = throttle.admit(pid, at: now) else { return }
         var metadata = metadata
         metadata["curtain_sender_pid"] = "\(pid)"
@@ -126,9 +136,9 @@ public struct ThrottledSenderLog: Sendable {
         }
     }
 
-    /// Writes the summaries due at `now`.
-    public mutating func flush(_ logger: Logger, at now: ContinuousClock.Instant) {
-        for summary in throttle.due(at: now) {
+    /// Writes the summaries due at `now`; at the end (`now` nil), every one left.
+    public mutating func flush(_ logger: Logger, at now: ContinuousClock.Instant?) {
+        for summary in now.map({ throttle.due(at: $0) }) ?? throttle.remaining() {
             if let pid = summary.key {
                 logger.warning("suppressed \(summary.suppressed) messages from pid \(pid)",
                                metadata: ["curtain_sender_pid": "\(pid)", "curtain_suppressed": "\(summary.suppressed)"])

@@ -223,6 +223,7 @@ public final class NotifyReceiver: Sendable {
         }
         // What is still queued is taken after this; a consumer waits only when nothing is.
         consumers.forEach { $0.resume(returning: nil) }
+        log.flush(logger, at: nil)
         flushes.waiting.withLock { w in defer { w = [] }; return w }.forEach { $0.resume(returning: read) }
         close(fd)
         close(wake)
