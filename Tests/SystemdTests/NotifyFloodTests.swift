@@ -131,6 +131,10 @@ final class CollectedLog: Sendable {
         }
     }
 
+    static func remove(_ receiver: NotifyReceiver) {
+        try? FileManager.default.removeItem(atPath: (receiver.path as NSString).deletingLastPathComponent)
+    }
+
     static func isReady(_ datagram: NotifyReceiver.Datagram) -> Bool {
         (try? NotifyMessage(parsing: datagram.bytes))?.ready ?? false
     }
@@ -143,7 +147,7 @@ final class CollectedLog: Sendable {
         guard TestEnvironment.isExecutable(Self.python) else { return }
         let log = CollectedLog()
         let receiver = try receiver(log)
-        defer { receiver.stop() }
+        defer { receiver.stop(); Self.remove(receiver) }
         let senders = 20
         let flooder = try await TestProcess(Self.python, ["-c", Self.floodFromMany, "\(senders)"], environment: ["NOTIFY_SOCKET": receiver.path])
         #expect(await flooder.waitFor("flooding", within: 20), "\(flooder.output)")
@@ -174,6 +178,7 @@ final class CollectedLog: Sendable {
         guard TestEnvironment.isExecutable(Self.python) else { return }
         let log = CollectedLog()
         let receiver = try receiver(log)
+        defer { receiver.stop(); Self.remove(receiver) }
         let script = """
         import os, socket
         s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)

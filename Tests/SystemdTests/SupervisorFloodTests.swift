@@ -19,6 +19,7 @@ import Testing
         let python = "/usr/bin/python3"
         guard TestEnvironment.isExecutable(python) else { return }
         let directory = TestEnvironment.temporaryDirectory("flood-supervisor")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let script = directory.appendingPathComponent("flood.py").path
         try """
         import os, socket
