@@ -63,6 +63,17 @@ public struct NotifyMessage: Sendable, Hashable {
         }
     }
 
+    /// Whether it tells the service manager more than a STATUS: a newer STATUS replaces an
+    /// older one, but a READY, STOPPING, ERRNO, … lost is a state never reached.
+    public var changesState: Bool {
+        ready || stopping || reloading || barrier || errno != nil || extendTimeoutMicroseconds != nil || stage != nil || elements != nil
+    }
+
+    /// `changesState` of a received datagram; one that does not parse changes nothing.
+    public static func changesState(_ bytes: some Collection<UInt8>) -> Bool {
+        (try? NotifyMessage(parsing: bytes))?.changesState ?? false
+    }
+
     private static func flag(_ key: String, _ value: String) throws(ParseError) -> Bool {
         guard value == "1" else { throw .badValue(key: key, value: value) }
         return true

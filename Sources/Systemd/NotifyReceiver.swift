@@ -3,6 +3,7 @@ import CNotify
 import Glibc
 #endif
 import Foundation
+import Logging
 import Synchronization
 
 /// The service-manager side of sd_notify: a datagram socket that apps send to, with the
@@ -10,6 +11,11 @@ import Synchronization
 /// continuously — the kernel queues only `net.unix.max_dgram_qlen` datagrams (10 here) and a
 /// sender blocks when they are full — and closes every passed descriptor at once, which is
 /// what a BARRIER=1 sender waits for.
+///
+/// What is read waits in a `NotifyBacklog` until the consumer takes it: a queue per sender,
+/// served round-robin, so one process flooding the socket delays and drops only its own
+/// messages, and an app flooding itself with STATUS= still gets its READY=1 through. Drops
+/// are logged through a `LogThrottle`.
 public final class NotifyReceiver: Sendable {
     public struct Datagram: Sendable {
         public let pid: pid_t
@@ -20,8 +26,11 @@ public final class NotifyReceiver: Sendable {
         public let bytes: [UInt8]
         public let passedDescriptors: Int
         public let truncated: Bool
-        /// 1, 2, 3, … in the order the datagrams were read (and queued on `datagrams`).
-        public let sequence: UInt64
+        /// Every datagram read up to this number (see `flush`) has been handed out on
+        /// `datagrams` with or before this one, or dropped. Datagrams are numbered 1, 2, 3, … as
+        /// they are read, but different senders are served in turn, so this is a high-water
+        /// mark, not the datagram's own number: it never decreases and may repeat.
+        public internal(set) var sequence: UInt64
     }
 
     public enum ReceiverError: Error, CustomStringConvertible {
@@ -34,6 +43,7 @@ public final class NotifyReceiver: Sendable {
     }
 
     public let path: String
+    /// Taken one at a time (pulled, so what waits stays in the backlog until it is taken).
     public let datagrams: AsyncStream<Datagram>
     private let fd: Int32
     /// The write end of a pipe that wakes the thread to stop.
@@ -50,12 +60,69 @@ public final class NotifyReceiver: Sendable {
     }
     private let flushes = Flushes()
 
-    /// Datagrams received but not yet taken; beyond this the oldest are kept and new ones
-    /// dropped (a flood from one app must not grow the daemon without bound).
-    public static let backlog = 1024
+    /// Datagrams read but not yet taken, and the consumers waiting for one.
+    final class Pending: Sendable {
+        struct State {
+            var backlog = NotifyBacklog<Datagram>(perSender: NotifyReceiver.backlogPerSender, total: NotifyReceiver.backlog)
+            var waiting: [(id: Int, continuation: CheckedContinuation<Datagram?, Never>)] = []
+            var nextID = 0
+            var finished = false
 
-    public init(path: String) throws(ReceiverError) {
+            mutating func take() -> Datagram? {
+                guard let (datagram, _, through) = backlog.next() else { return nil }
+                var numbered = datagram
+                numbered.sequence = through
+                return numbered
+            }
+        }
+        let state = Mutex(State())
+
+        func next() async -> Datagram? {
+            let id = state.withLock { state in defer { state.nextID += 1 }; return state.nextID }
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let answer: Datagram?? = state.withLock { state in
+                        if let datagram = state.take() { return .some(datagram) }
+                        if state.finished || Task.isCancelled { return .some(nil) }
+                        state.waiting.append((id, continuation))
+                        return nil
+                    }
+                    if let answer { continuation.resume(returning: answer) }
+                }
+            } onCancel: {
+                let waiter = state.withLock { state in
+                    state.waiting.firstIndex { $0.id == id }.map { state.waiting.remove(at: $0).continuation }
+                }
+                waiter?.resume(returning: nil)
+            }
+        }
+    }
+    private let pending = Pending()
+
+    /// Datagrams read but not yet taken, from all senders together (a flood must not grow the
+    /// daemon without bound). Beyond it, the sender with the most queued loses one.
+    public static let backlog = 1024
+    /// Datagrams read but not yet taken from one sender (by the kernel's pid). Beyond it, the
+    /// sender loses its oldest STATUS-only one (or, if it has none, its oldest): an app
+    /// flooding itself keeps its latest status and its READY=1.
+    public static let backlogPerSender = 64
+
+    /// Datagrams read in one pass before `flush` callers are answered: more than the socket
+    /// can hold (its queue length, net.unix.max_dgram_qlen when it was created, plus senders
+    /// racing past that check), so everything queued when `flush` was called has been read —
+    /// and a flood that refills the socket as fast as it is read cannot hold `flush` back.
+    static func readsPerPass(queueLength: Int) -> Int { max(64, 4 * (queueLength + 1)) }
+
+    /// net.unix.max_dgram_qlen: what a new datagram socket may queue (512 if unreadable).
+    static func datagramQueueLength() -> Int {
+        (try? String(contentsOfFile: "/proc/sys/net/unix/max_dgram_qlen", encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 512
+    }
+
+    /// `logger` gets the drops (throttled: see `LogThrottle`).
+    public init(path: String, logger: Logger = Logger(label: "curtaind.notify")) throws(ReceiverError) {
         self.path = path
+        let passLimit = Self.readsPerPass(queueLength: Self.datagramQueueLength())   // read before the socket takes it
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw .system("socket", errno) }
         self.fd = fd
@@ -73,11 +140,10 @@ public final class NotifyReceiver: Sendable {
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
         guard bound == 0 else { let code = errno; close(fd); throw .system("bind \(path)", code) }
         guard curtain_notify_passcred(fd) == 0 else { let code = errno; close(fd); throw .system("SO_PASSCRED", code) }
-        let (stream, continuation) = AsyncStream.makeStream(of: Datagram.self, bufferingPolicy: .bufferingOldest(Self.backlog))
-        datagrams = stream
+        datagrams = AsyncStream(unfolding: { [pending] in await pending.next() })
         _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)
-        let thread = Thread { [stopped, flushes] in
-            Self.drain(fd: fd, wake: wakeRead, stopped: stopped, flushes: flushes, continuation: continuation)
+        let thread = Thread { [stopped, flushes, pending] in
+            Self.drain(fd: fd, wake: wakeRead, passLimit: passLimit, stopped: stopped, flushes: flushes, pending: pending, logger: logger)
         }
         thread.name = "notify-receiver"
         thread.start()
@@ -95,8 +161,10 @@ public final class NotifyReceiver: Sendable {
         close(wake)
     }
 
-    /// Returns once every datagram queued on the socket when it was called has been read and
-    /// queued on `datagrams`, with the sequence number of the last one read so far. A service
+    /// Returns once every datagram queued on the socket when it was called has been read (and
+    /// queued for `datagrams` or dropped), with the number of the last one read so far: once
+    /// a datagram with `sequence` at least that has been taken, so has every one of them that
+    /// was not dropped. A service
     /// manager takes what a process sent before it takes the process's exit (systemd drains
     /// its notify socket before it handles SIGCHLD); this is how curtaind does the same.
     public func flush() async -> UInt64 {
@@ -108,31 +176,55 @@ public final class NotifyReceiver: Sendable {
         }
     }
 
-    private static func drain(fd: Int32, wake: Int32, stopped: StopFlag, flushes: Flushes, continuation: AsyncStream<Datagram>.Continuation) {
+    private static func drain(fd: Int32, wake: Int32, passLimit: Int, stopped: StopFlag, flushes: Flushes, pending: Pending, logger: Logger) {
         var buffer = [UInt8](repeating: 0, count: NotifyMessage.maximumSize + 1)
         var pollers = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-        var sequence: UInt64 = 0
         var scratch = [UInt8](repeating: 0, count: 64)
+        var log = ThrottledSenderLog()
         while !stopped.value.load(ordering: .acquiring) {
-            guard poll(&pollers, 2, -1) >= 0 || errno == EINTR else { break }
+            // Wakes for the summary of suppressed drop lines when one is due.
+            let timeout: Int32 = log.throttle.nextDue.map { due -> Int32 in
+                let left = ContinuousClock.now.duration(to: due).components
+                return Int32(clamping: max(0, left.seconds * 1000 + left.attoseconds / 1_000_000_000_000_000 + 1))
+            } ?? -1
+            guard poll(&pollers, 2, timeout) >= 0 || errno == EINTR else { break }
             while read(wake, &scratch, scratch.count) > 0 {}
             // Requests made before this pass are answered after it.
             let waiting = flushes.waiting.withLock { w in defer { w = [] }; return w }
-            while true {
+            for _ in 0..<passLimit {
                 var meta = curtain_notify_meta()
                 let n = buffer.withUnsafeMutableBytes { curtain_notify_receive(fd, $0.baseAddress, $0.count, &meta) }
                 if n < 0 { break }
                 let session = meta.pid > 0 ? max(0, getsid(meta.pid)) : 0
+                let truncated = meta.truncated != 0 || n > NotifyMessage.maximumSize
                 let datagram = Datagram(pid: meta.pid, session: session, uid: meta.uid, bytes: Array(buffer[0..<n]),
-                                        passedDescriptors: Int(meta.fds), truncated: meta.truncated != 0 || n > NotifyMessage.maximumSize,
-                                        sequence: sequence + 1)
-                // Numbered only when queued: a dropped one leaves no gap to wait for.
-                if case .enqueued = continuation.yield(datagram) { sequence += 1 }
+                                        passedDescriptors: Int(meta.fds), truncated: truncated, sequence: 0)
+                let changesState = !truncated && NotifyMessage.changesState(datagram.bytes)
+                typealias HandOut = (consumer: CheckedContinuation<Datagram?, Never>, datagram: Datagram)
+                let (dropped, handOut) = pending.state.withLock { state -> (NotifyBacklog<Datagram>.Dropped?, HandOut?) in
+                    let dropped = state.backlog.add(datagram, from: meta.pid, changesState: changesState)
+                    guard !state.waiting.isEmpty, let next = state.take() else { return (dropped, nil) }
+                    return (dropped, (state.waiting.removeFirst().continuation, next))
+                }
+                if let handOut { handOut.consumer.resume(returning: handOut.datagram) }
+                if let dropped {
+                    log.warning(logger, "notify message dropped: too many waiting (\(backlogPerSender) from one sender, \(backlog) in all)",
+                                pid: dropped.sender, metadata: ["curtain_notify_changes_state": "\(dropped.changedState)"], at: .now)
+                }
             }
-            waiting.forEach { $0.resume(returning: sequence) }
+            let read = pending.state.withLock { $0.backlog.added }
+            waiting.forEach { $0.resume(returning: read) }
+            log.flush(logger, at: .now)
         }
-        flushes.waiting.withLock { w in defer { w = [] }; return w }.forEach { $0.resume(returning: sequence) }
-        continuation.finish()
+        let (read, consumers) = pending.state.withLock { state in
+            state.finished = true
+            defer { state.waiting = [] }
+            return (state.backlog.added, state.waiting.map(\.continuation))
+        }
+        // What is still queued is taken after this; a consumer waits only when nothing is.
+        consumers.forEach { $0.resume(returning: nil) }
+        log.flush(logger, at: nil)
+        flushes.waiting.withLock { w in defer { w = [] }; return w }.forEach { $0.resume(returning: read) }
         close(fd)
         close(wake)
     }

@@ -55,6 +55,8 @@ actor ProcessSupervisor: AppSupervisor {
     private var handledThrough: UInt64 = 0
     private var catchingUp: [(through: UInt64, waiter: CheckedContinuation<Void, Never>)] = []
     private var receiverEnded = false
+    /// Lines about rejected or malformed notify messages, at most about one per sender per second.
+    private var senderLog = ThrottledSenderLog()
     private var events: SupervisorEvents?
     /// Apps attached through io.curtain.App.Attach: a delivery and its acknowledgement
     /// (whether the reply could be written).
@@ -346,8 +348,8 @@ actor ProcessSupervisor: AppSupervisor {
         let expired = unattributed.filter { now - $0.arrived >= Self.attributionWindow }
         unattributed.removeAll { now - $0.arrived >= Self.attributionWindow }
         for entry in expired {
-            logger.warning("notify message from a process outside every app rejected",
-                           metadata: ["curtain_sender_pid": "\(entry.datagram.pid)", "curtain_sender_session": "\(entry.datagram.session)"])
+            senderLog.warning(logger, "notify message from a process outside every app rejected", pid: entry.datagram.pid,
+                              metadata: ["curtain_sender_session": "\(entry.datagram.session)"], at: now)
         }
     }
 
@@ -368,7 +370,7 @@ actor ProcessSupervisor: AppSupervisor {
     private func handle(_ datagram: NotifyReceiver.Datagram) async {
         let now = ContinuousClock.now
         if datagram.truncated {
-            return logger.warning("notify message dropped: longer than \(NotifyMessage.maximumSize) bytes", metadata: ["curtain_sender_pid": "\(datagram.pid)"])
+            return senderLog.warning(logger, "notify message dropped: longer than \(NotifyMessage.maximumSize) bytes", pid: datagram.pid, at: now)
         }
         guard let owner = Self.owner(pid: datagram.pid, session: datagram.session, isApp: { instances[$0] != nil }),
               let instance = instances[owner] else {
@@ -380,13 +382,13 @@ actor ProcessSupervisor: AppSupervisor {
                     self.expireUnattributed()
                 }
             } else {
-                logger.warning("notify message from a process outside every app rejected", metadata: ["curtain_sender_pid": "\(datagram.pid)"])
+                senderLog.warning(logger, "notify message from a process outside every app rejected", pid: datagram.pid, at: now)
             }
             return
         }
         let message: NotifyMessage
         do { message = try NotifyMessage(parsing: datagram.bytes) } catch {
-            return logger.warning("notify message dropped: \(error)", metadata: ["curtain_app": "\(instance.app)", "curtain_sender_pid": "\(datagram.pid)"])
+            return senderLog.warning(logger, "notify message dropped: \(error)", pid: datagram.pid, metadata: ["curtain_app": "\(instance.app)"], at: now)
         }
         guard let events else { return }
         let id = instance.launch
@@ -399,7 +401,7 @@ actor ProcessSupervisor: AppSupervisor {
                let frames = try? Wire.elements(parsed) {
                 instances[owner]?.elements = frames
             } else {
-                logger.warning("X_CURTAIN_ELEMENTS dropped: not an object of frames", metadata: ["curtain_app": "\(instance.app)"])
+                senderLog.warning(logger, "X_CURTAIN_ELEMENTS dropped: not an object of frames", pid: datagram.pid, metadata: ["curtain_app": "\(instance.app)"], at: now)
             }
         }
         if let number = message.errno { instances[owner]?.lastErrno = number }
@@ -407,7 +409,8 @@ actor ProcessSupervisor: AppSupervisor {
         var stage: ReadinessStage?
         if let name = message.stage {
             if let parsed = ReadinessStage(rawValue: name), parsed != .ready { stage = parsed } else {
-                logger.warning("X_CURTAIN_STAGE='\(name)' ignored: not skeleton, content or interactive", metadata: ["curtain_app": "\(instance.app)"])
+                senderLog.warning(logger, "X_CURTAIN_STAGE='\(name)' ignored: not skeleton, content or interactive", pid: datagram.pid,
+                                  metadata: ["curtain_app": "\(instance.app)"], at: now)
             }
         }
         if message.ready { stage = .ready }

@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CurtainConfig
+import CurtainCore
+@testable import CurtainDaemon
+import CurtainTestKit
+import Foundation
+import Testing
+
+/// The supervisor's side of a flood: every notify message from outside every app is rejected,
+/// but the log says so about once a second per sender, not once per message.
+@Suite struct SupervisorFloodTests {
+    /// An app starts a process in a session of its own (`setsid -w`, so outside the app) that
+    /// sends 10 000 READY=1 and exits; the app exits with it. Its exit is taken only after
+    /// every message sent before it was handled (`catchUp`), so when the launch fails all
+    /// 10 000 have been rejected — in a bounded number of lines.
+    @Test(.timeLimit(.minutes(1))) func tenThousandRejectedMessagesMakeABoundedNumberOfLines() async throws {
+        let python = "/usr/bin/python3"
+        guard TestEnvironment.isExecutable(python) else { return }
+        let directory = TestEnvironment.temporaryDirectory("flood-supervisor")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = directory.appendingPathComponent("flood.py").path
+        try """
+        import os, socket
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        for i in range(10000):
+            s.sendto(b"READY=1", os.environ["NOTIFY_SOCKET"])
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let configuration = try Configuration(toml: """
+            [[apps]]
+            name = "flood"
+            exec = ["/usr/bin/setsid", "-w", "\(python)", "\(script)"]
+            screens = ["home"]
+            default_screen = "home"
+            """, file: "flood.toml")
+        let log = CollectedLog()
+        let supervisor = try ProcessSupervisor(configuration: SharedConfiguration(ConfigurationHolder(configuration)),
+                                               notifySocket: directory.appendingPathComponent("notify").path, apiSocket: nil, logger: log.logger)
+        let (failures, failed) = AsyncStream.makeStream(of: String.self)
+        await supervisor.connect(SupervisorEvents(ready: { _, _, _, _ in }, status: { _, _ in }, extend: { _, _ in },
+                                                  failed: { _, reason in failed.yield(reason) }))
+        let running = Task { await supervisor.run() }
+        let started = ContinuousClock.now
+        await supervisor.start(LaunchID(1), Destination(app: "flood", screen: "home"), route: .normal(app: "flood"))
+        var reasons = failures.makeAsyncIterator()
+        let reason = await reasons.next()
+        #expect(reason?.contains("before it was ready") == true, "\(reason ?? "")")
+        let seconds = Int((ContinuousClock.now - started).components.seconds)
+        let rejected = log.lines.filter { $0.contains("outside every app rejected") }
+        #expect(!rejected.isEmpty)
+        // One line per second from this sender (the first 64 wait 2 s for their app and are
+        // rejected after this), however many messages it sends.
+        #expect(rejected.count <= seconds + 2, "\(rejected.count) lines in \(seconds) s")
+        await supervisor.stop()
+        await running.value
+    }
+}
