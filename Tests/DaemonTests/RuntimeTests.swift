@@ -79,6 +79,8 @@ import VarlinkNIO
             }
         }
 
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+
         /// The holder app of launch `id`: its own pid and its `setsid` helper's.
         func holderPids(_ id: Int64) throws -> [pid_t] {
             let text = try String(contentsOfFile: directory.appendingPathComponent("holder-\(id).pids").path, encoding: .utf8)
@@ -91,6 +93,7 @@ import VarlinkNIO
     /// one created the notify socket's missing directory, and removes the socket on SIGTERM.
     @Test(.timeLimit(.minutes(1))) func aSecondDaemonChangesNothingAndACleanExitRemovesTheNotifySocket() async throws {
         let setup = try Setup(maxHold: 5)
+        defer { setup.remove() }
         let first = try await setup.start()
         let second = try await TestProcess(TestEnvironment.product("curtaind"), ["--config", setup.config, "--socket", setup.socket])
         let finished = await second.finish(within: 10)
@@ -109,6 +112,7 @@ import VarlinkNIO
     /// with the app: when its launch is cancelled, and when the daemon stops.
     @Test(.timeLimit(.minutes(1))) func aSetsidGrandchildIsStoppedWithItsApp() async throws {
         let setup = try Setup()
+        defer { setup.remove() }
         let daemon = try await setup.start()
         let launched = Task { try await setup.launch("holder") }
         #expect(await daemon.waitFor("app of launch 1 holding", within: 10), "\(daemon.output)")
@@ -134,6 +138,7 @@ import VarlinkNIO
     /// stopped once it registers (or never started) — not left running.
     @Test(.timeLimit(.minutes(1))) func aLaunchCancelledAtOnceLeavesNoApp() async throws {
         let setup = try Setup()
+        defer { setup.remove() }
         let daemon = try await setup.start()
         try await VarlinkConnection.withConnection(to: setup.socket) { control in
             try await VarlinkConnection.withConnection(to: setup.socket) { connection in
@@ -163,6 +168,7 @@ import VarlinkNIO
     /// "daemon restarted" in the new daemon's history, and ids go on.
     @Test(.timeLimit(.minutes(1))) func aRestartAfterSIGKILLStopsTheOldAppsAndFailsTheirLaunch() async throws {
         let setup = try Setup()
+        defer { setup.remove() }
         let crashed = try await setup.start()
         let launched = Task { try await setup.launch("holder") }
         #expect(await crashed.waitFor("app of launch 1 holding", within: 10), "\(crashed.output)")
