@@ -52,7 +52,10 @@ import VarlinkNIO
         }
 
         func start() async throws -> TestProcess {
-            let notify = NotifyListener(directory: TestEnvironment.temporaryDirectory("listener"))   // one per start
+            // One listener per start (a restart binds a new one), inside the test's directory.
+            let listener = directory.appendingPathComponent("listener-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: listener, withIntermediateDirectories: true)
+            let notify = NotifyListener(directory: listener)
             let process = try await TestProcess(TestEnvironment.product("curtaind"), ["--config", config, "--socket", socket],
                                                 environment: ["NOTIFY_SOCKET": notify.path])
             #expect(await notify.await { $0.hasPrefix("READY=1") }.matched != nil, "\(process.output)")
