@@ -175,6 +175,8 @@ import VarlinkNIO
         let crashed = try await setup.start()
         let launched = Task { try await setup.launch("holder") }
         #expect(await crashed.waitFor("app of launch 1 holding", within: 10), "\(crashed.output)")
+        // Registered (and so recorded in the state file): the app's own output may come first.
+        #expect(await crashed.waitFor("app started", within: 10), "\(crashed.output)")
         let left = try setup.holderPids(1)
         crashed.signal(SIGKILL)
         _ = await crashed.finish(within: 10)
