@@ -53,7 +53,7 @@ let package = Package(
         .target(
             name: "CurtainDaemon",
             dependencies: [
-                "CurtainConfig", "Systemd", "Varlink", "VarlinkNIO",
+                "CurtainConfig", "Systemd", "CNotify", "Varlink", "VarlinkNIO",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),

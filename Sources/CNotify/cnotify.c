@@ -12,6 +12,28 @@
 #define CURTAIN_MAX_FDS 16
 
 #include <sys/syscall.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <signal.h>
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+int curtain_set_child_subreaper(void) {
+    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+int curtain_pidfd_send_signal(int pidfd, int signal) {
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0);
+}
+
+int curtain_pidfd_reap(int pidfd) {
+    siginfo_t info;
+    memset(&info, 0, sizeof(info));
+    if (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG) != 0) return -1;
+    return info.si_pid != 0 ? 1 : 0;
+}
 
 int curtain_pidfd_open(pid_t pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);

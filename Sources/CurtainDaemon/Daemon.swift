@@ -1,4 +1,6 @@
+import CNotify
 import CurtainConfig
+import CurtainCore
 import Foundation
 import Logging
 import NIOCore
@@ -61,16 +63,40 @@ public enum Daemon {
         let supervisor: ProcessSupervisor
         let notifyPath = userRuntimePath(default: configuration.daemon.notifySocket, systemDefault: Configuration().daemon.notifySocket)
             ?? configuration.daemon.notifySocket
+        // Alone? Decided before anything in the runtime directory is touched: a second
+        // curtaind must not take the running one's notify socket away.
+        let runtimeDirectory = (notifyPath as NSString).deletingLastPathComponent
+        let lock: RuntimeLock
+        do { lock = try RuntimeLock(directory: runtimeDirectory.isEmpty ? "." : runtimeDirectory) } catch {
+            logger.error("\(error)", metadata: ["curtain_runtime_directory": "\(runtimeDirectory)"])
+            return 1
+        }
+        // Orphaned descendants of apps are re-parented here, so teardown still reaches them.
+        if curtain_set_child_subreaper() != 0 {
+            logger.warning("cannot become a child subreaper", metadata: ["error": "\(String(cString: strerror(errno)))"])
+        }
+        let (runtime, interrupted) = await recover(directory: lock.directory, logger: logger)
         do {
-            supervisor = try ProcessSupervisor(configuration: state, notifySocket: notifyPath, apiSocket: apiSocket, logger: logger)
+            supervisor = try ProcessSupervisor(configuration: state, notifySocket: notifyPath, apiSocket: apiSocket, runtime: runtime,
+                                               logger: logger)
         } catch {
             logger.error("cannot open the notify socket for apps", metadata: ["curtain_socket": "\(notifyPath)", "error": "\(error)"])
             return 1
         }
+        let origin = Mutex<Int64?>(nil)
         let driver = LaunchDriver(settings: configuration.daemon.launchSettings,
                                   fps: configuration.daemon.frameRate ?? configuration.display.refreshRate,
                                   clock: ContinuousClock(), broadcaster: broadcaster, supervisor: supervisor, logger: logger,
-                                  onStatus: { notifier.status($0) })
+                                  onStatus: { notifier.status($0) },
+                                  firstID: runtime.current.lastLaunchID + 1, interrupted: interrupted,
+                                  onLaunches: { inFlight, lastID in
+                                      let origin = origin.withLock { $0 }
+                                      runtime.setLaunches(inFlight.map { launch in
+                                          RuntimeState.RecordedLaunch(id: launch.id.value, route: launch.route, destination: launch.destination,
+                                                                      requestedBoottimeMicroseconds: origin.map { $0 + Int64(launch.requestedAt * 1_000_000) })
+                                      }, lastID: lastID)
+                                  })
+        origin.withLock { $0 = driver.clockOriginMicroseconds }
         await supervisor.connect(SupervisorEvents(
             ready: { id, stage, status, elements in try? await driver.appReady(id, stage: stage, status: status, elements: elements) },
             status: { id, status in await driver.appStatus(id, status) },
@@ -120,13 +146,51 @@ public enum Daemon {
             services: services.map { .init(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
+        let status: Int32
         do {
             try await group.run()
-            return 0
+            status = 0
         } catch {
             logger.error("stopped on an error", metadata: ["error": "\(error)"])
-            return 1
+            status = 1
         }
+        // A clean exit: every app was stopped; no socket is left for apps to send to. The
+        // lock file stays (removing it would race with a successor taking it); the lock
+        // itself goes with the process.
+        unlink(notifyPath)
+        withExtendedLifetime(lock) {}
+        return status
+    }
+
+    /// Reads what a predecessor that did not exit cleanly left in the runtime directory,
+    /// stops its apps' processes (stopping rather than adopting: a restarted daemon knows
+    /// nothing of their readiness, and systemd would have stopped the cgroup too) and returns
+    /// the state to go on from (the last launch id) and the launches it had in flight (they
+    /// end failed, "daemon restarted", in the new daemon's history — no longer in the file).
+    static func recover(directory: String, logger: Logger) async -> (RuntimeState, interrupted: [RuntimeState.RecordedLaunch]) {
+        let path = directory + "/" + RuntimeState.fileName
+        var previous = RuntimeState.Contents()
+        do {
+            previous = try RuntimeState.read(path) ?? .init()
+        } catch {
+            logger.warning("state file ignored: \(error)", metadata: ["curtain_state_file": "\(path)"])
+        }
+        if !previous.processes.isEmpty {
+            let stopped = await ProcessSupervisor.stopLeftovers(previous.processes)
+            if stopped > 0 {
+                logger.log(.leftoversStopped, "stopped \(stopped) app process(es) a previous curtaind left running",
+                           ["curtain_state_file": "\(path)", "curtain_processes": "\(stopped)"])
+            }
+        }
+        for launch in previous.launches {
+            logger.log(.launchInterrupted, "launch \(launch.id) failed: \(LaunchDriver<ContinuousClock>.restartReason)",
+                       ["curtain_launch_id": "\(launch.id)", "curtain_app": "\(launch.destination.app)", "curtain_route": "\(launch.route)"])
+        }
+        let interrupted = previous.launches
+        previous.processes = []
+        previous.launches = []
+        RuntimeState.write(previous, to: path)
+        return (RuntimeState(directory: directory, contents: previous), interrupted)
     }
 
     /// The path a Unix socket is bound to (getsockname), for a socket systemd passed.

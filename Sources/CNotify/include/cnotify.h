@@ -25,4 +25,15 @@ ssize_t curtain_notify_receive(int fd, void *buffer, size_t length, struct curta
 /// variadic syscall(2)). -1 with errno on failure.
 int curtain_pidfd_open(pid_t pid);
 
+/// prctl(PR_SET_CHILD_SUBREAPER): orphaned descendants are re-parented to this process
+/// instead of init, so they stay reachable (and are reaped here). 0, or -1 with errno.
+int curtain_set_child_subreaper(void);
+
+/// pidfd_send_signal(2): signals exactly the process the descriptor refers to (no pid reuse).
+int curtain_pidfd_send_signal(int pidfd, int signal);
+
+/// waitid(P_PIDFD, WEXITED | WNOHANG): reaps the process if it is an exited child of this
+/// process. 1 reaped, 0 still running, -1 with errno (ECHILD: not a child of this process).
+int curtain_pidfd_reap(int pidfd);
+
 #endif

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CurtainConfig
 import CurtainCore
+import CNotify
 import Foundation
 import Logging
 import Subprocess
@@ -12,7 +13,9 @@ import Varlink
 
 /// Spawns each launch's app (swift-subprocess) in a session of its own, with the destination
 /// in its environment and argv and NOTIFY_SOCKET pointing at curtaind; takes its readiness
-/// from that socket; tears down its whole process group when the launch no longer needs it.
+/// from that socket; tears down all of its processes when the launch no longer needs it —
+/// its process group, its descendants, and those that left both (a `setsid` helper whose
+/// parent exited is re-parented to curtaind, a child subreaper; see `ProcessTree`).
 ///
 /// A notify message counts only when its sender (the kernel's SCM_CREDENTIALS pid) is in an
 /// app's session: the app itself, or a helper it ran such as `systemd-notify`. Anything else
@@ -46,9 +49,17 @@ actor ProcessSupervisor: AppSupervisor {
     static let stopGrace: Duration = .seconds(2)
     /// Messages from a session not (yet) known wait this long for their app to register.
     static let attributionWindow: Duration = .seconds(2)
+    /// Releases that came before their app was registered (a launch cancelled while its app
+    /// is being spawned), remembered so the app is stopped the moment it registers; at most
+    /// this many (the oldest are forgotten: their starts are long over).
+    static let earlyReleaseLimit = 64
 
     private var instances: [pid_t: Instance] = [:]          // by session (= the app's pid)
     private var byLaunch: [LaunchID: pid_t] = [:]
+    /// Launches whose app is being spawned (not yet registered), and releases that came early.
+    private var starting: Set<LaunchID> = []
+    private var releasedEarly: Set<LaunchID> = []
+    private var stopping = false
     private var failures: [String: [ContinuousClock.Instant]] = [:]
     private var unattributed: [(arrived: ContinuousClock.Instant, datagram: NotifyReceiver.Datagram)] = []
     /// The last notify message handled, and who waits for a later one (see `catchUp`).
@@ -68,10 +79,14 @@ actor ProcessSupervisor: AppSupervisor {
     private let logger: Logger
     /// The API socket, given to apps as CURTAIN_SOCKET (for io.curtain.App).
     private let apiSocket: String?
+    /// Where every app process is recorded for a successor after a crash.
+    private let runtime: RuntimeState?
 
-    init(configuration: SharedConfiguration, notifySocket path: String, apiSocket: String?, logger: Logger) throws {
+    init(configuration: SharedConfiguration, notifySocket path: String, apiSocket: String?, runtime: RuntimeState? = nil,
+         logger: Logger) throws {
         self.configuration = configuration
         self.apiSocket = apiSocket
+        self.runtime = runtime
         receiver = try NotifyReceiver(path: path)
         self.logger = logger
     }
@@ -102,26 +117,63 @@ actor ProcessSupervisor: AppSupervisor {
         await withCheckedContinuation { catchingUp.append((through, $0)) }
     }
 
-    /// Shutdown: every app's process group gets SIGTERM, then SIGKILL after the grace
-    /// period (under systemd, KillMode=control-group would do the same); then the notify
-    /// socket closes, which ends `run`.
+    /// Shutdown: every process of every app gets SIGTERM, then SIGKILL when it has not
+    /// exited after the grace period (under systemd, KillMode=control-group would do the
+    /// same); then the notify socket closes, which ends `run`.
     func stop() async {
+        stopping = true
         for streams in attached.values { streams.values.forEach { $0.finish() } }
         let groups = Array(instances.keys)
+        var handles: [ProcessTree.Handle] = []
+        let table = ProcessTree.snapshot()
         for pid in groups {
+            guard let instance = instances[pid] else { continue }
             instances[pid]?.released = true
+            handles += processes(of: instance, in: table)
             kill(-pid, SIGTERM)
         }
-        if !groups.isEmpty {
-            try? await Task.sleep(for: Self.stopGrace)   // the grace period itself
-            for pid in groups { kill(-pid, SIGKILL) }
-        }
+        await ProcessTree.stop(handles, grace: Self.stopGrace)
+        for pid in groups { kill(-pid, SIGKILL) }
         receiver.stop()
+    }
+
+    /// Handles on the processes of `instance`'s app now (its tree and its orphans).
+    private func processes(of instance: Instance, in table: [pid_t: ProcessTree.Entry], includeMain: Bool = true) -> [ProcessTree.Handle] {
+        let others = Set(instances.keys).subtracting([instance.pid])
+        let entries = ProcessTree.processes(launch: instance.launch.value, main: includeMain ? instance.pid : nil, exclude: others, in: table)
+        runtime?.setProcesses(launch: instance.launch.value, app: instance.app, entries)
+        return entries.compactMap { ProcessTree.Handle($0, reap: $0.pid != instance.pid) }
+    }
+
+    /// Stops what a crashed predecessor left: every recorded process still alive (same pid,
+    /// same start time) and its descendants. Returns how many there were.
+    static func stopLeftovers(_ recorded: [RuntimeState.RecordedProcess], grace: Duration = stopGrace) async -> Int {
+        let table = ProcessTree.snapshot()
+        let roots = Set(recorded.filter { table[$0.pid]?.startTime == $0.startTime }.map(\.pid))
+        let handles = ProcessTree.descendants(of: roots, in: table).compactMap { ProcessTree.Handle($0, reap: true) }
+        await ProcessTree.stop(handles, grace: grace)
+        return handles.count
+    }
+
+    /// Reaps curtaind's exited children that are no app's main process: orphans re-parented
+    /// here. Only while no app is being spawned: a new main process that exited at once is
+    /// swift-subprocess's to reap, and it is not registered yet.
+    private func reapOrphans() {
+        guard starting.isEmpty else { return }
+        let me = getpid()
+        for entry in ProcessTree.snapshot().values where entry.parent == me && entry.zombie && instances[entry.pid] == nil {
+            var status: Int32 = 0
+            _ = waitpid(entry.pid, &status, WNOHANG)
+        }
     }
 
     // MARK: - Starting and stopping apps
 
     func start(_ id: LaunchID, _ destination: Destination, route: Route) async {
+        // Released before it started (the release's task ran first): nothing to start.
+        if releasedEarly.remove(id) != nil || stopping {
+            return logger.info("app of launch \(id) not started: the launch ended before its start", metadata: ["curtain_launch_id": "\(id)"])
+        }
         guard let events else { return }
         let config = configuration.current
         guard let app = config.apps.first(where: { $0.name == destination.app }) else {
@@ -183,6 +235,7 @@ actor ProcessSupervisor: AppSupervisor {
             platformOptions: options)
         let (output, error) = (ends[1], errorEnd)
         let logger = self.logger
+        starting.insert(id)
         Task.detached { [weak self] in
             do {
                 let result = try await Subprocess.run(
@@ -284,24 +337,46 @@ actor ProcessSupervisor: AppSupervisor {
     }
 
     func release(_ id: LaunchID) async {
-        guard let pid = byLaunch[id] else { return }
+        guard let pid = byLaunch[id] else {
+            // Its app may be spawning right now (or its start not begun): stopped once it
+            // registers, never started.
+            releasedEarly.insert(id)
+            if releasedEarly.count > Self.earlyReleaseLimit, let oldest = releasedEarly.min() { releasedEarly.remove(oldest) }
+            return
+        }
+        logger.info("app of launch \(id) released: stopping all its processes", metadata: ["curtain_launch_id": "\(id)"])
         instances[pid]?.released = true
         teardown(pid)
     }
 
-    /// TERM to the whole process group, KILL after the grace period: no grandchild survives.
+    /// TERM to every process of the app — its group, its descendants, its orphans — and
+    /// KILL to those left after the grace period: no grandchild survives, whatever session
+    /// it made.
     private func teardown(_ pid: pid_t) {
         instances[pid]?.released = true
+        guard let instance = instances[pid] else { return }
+        let handles = processes(of: instance, in: ProcessTree.snapshot())
         kill(-pid, SIGTERM)
         Task {
-            try? await Task.sleep(for: Self.stopGrace)   // the grace period itself
+            await ProcessTree.stop(handles, grace: Self.stopGrace)
             kill(-pid, SIGKILL)
+            self.reapOrphans()
         }
     }
 
     private func register(_ instance: Instance) async {
+        starting.remove(instance.launch)
         instances[instance.pid] = instance
         byLaunch[instance.launch] = instance.pid
+        if let entry = ProcessTree.entry(instance.pid) {
+            runtime?.setProcesses(launch: instance.launch.value, app: instance.app, [entry])
+        }
+        if releasedEarly.remove(instance.launch) != nil || stopping {
+            logger.info("app of launch \(instance.launch) stopped at once: the launch ended while it was being started",
+                        metadata: ["curtain_app": "\(instance.app)", "curtain_launch_id": "\(instance.launch)"])
+            teardown(instance.pid)
+            return
+        }
         logger.info("app started", metadata: ["curtain_app": "\(instance.app)", "curtain_launch_id": "\(instance.launch)",
                                              "curtain_app_pid": "\(instance.pid)"])
         // Messages that raced ahead of the registration, in the order they came.
@@ -311,6 +386,8 @@ actor ProcessSupervisor: AppSupervisor {
     }
 
     private func failedToStart(_ id: LaunchID, app: String, error: String) async {
+        starting.remove(id)
+        releasedEarly.remove(id)
         failures[app, default: []].append(.now)
         await events?.failed(id, "app '\(app)' could not be started: \(error)")
     }
@@ -329,7 +406,13 @@ actor ProcessSupervisor: AppSupervisor {
                                        "curtain_app_pid": "\(pid)", "curtain_exit": "\(how)"]
         if let status = instance.lastStatus { fields["curtain_app_status"] = "\(status)" }
         logger.log(.appExited, "app exited with \(how)", fields)
-        kill(-pid, SIGKILL)   // whatever it left behind in its group
+        // Whatever it left behind, in its group or re-parented here (as systemd stops a
+        // service's whole cgroup when its main process exits).
+        kill(-pid, SIGKILL)
+        let leftovers = processes(of: instance, in: ProcessTree.snapshot(), includeMain: false)
+        await ProcessTree.stop(leftovers, grace: .zero)
+        runtime?.setProcesses(launch: id.value, app: instance.app, [])
+        reapOrphans()
         guard !instance.released else { return }
         if !instance.ready || !status.isSuccess { failures[instance.app, default: []].append(.now) }
         // Ready, then gone (a one-shot app, or systemd-notify run as the app): its launch

@@ -46,12 +46,33 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     private var sleeper: Task<Void, Never>?
     private var stopped = false
 
+    /// Told the launches in flight and the last id given whenever either changes (the state
+    /// file a restarted daemon reads).
+    private let onLaunches: (@Sendable (_ inFlight: [Launch], _ lastID: UInt64) -> Void)?
+    private var persisted: (ids: [LaunchID], lastID: UInt64)?
+    static var restartReason: String { "daemon restarted" }
+
+    /// `firstID`: ids continue where a previous daemon stopped. `interrupted`: the launches it
+    /// had in flight when it died, put in the history as failed ("daemon restarted").
     init(display: String = "default", settings: LaunchSettings, fps: Double, clock: C, broadcaster: Broadcaster,
-         supervisor: any AppSupervisor = ExternalApps(), logger: Logger, onStatus: @escaping @Sendable (String) -> Void = { _ in }) {
+         supervisor: any AppSupervisor = ExternalApps(), logger: Logger, onStatus: @escaping @Sendable (String) -> Void = { _ in },
+         firstID: UInt64 = 1, interrupted: [RuntimeState.RecordedLaunch] = [],
+         onLaunches: (@Sendable (_ inFlight: [Launch], _ lastID: UInt64) -> Void)? = nil) {
         coordinator = Coordinator(display: display, settings: settings)
         self.clock = clock
         epoch = clock.now
-        clockOriginMicroseconds = Self.boottimeMicroseconds(at: epoch)
+        let origin = Self.boottimeMicroseconds(at: epoch)
+        clockOriginMicroseconds = origin
+        nextID = max(firstID, 1) - 1
+        for launch in interrupted {
+            // Requested before this daemon's clock began: a negative time on it.
+            var requested = 0.0
+            if let usec = launch.requestedBoottimeMicroseconds, let origin { requested = min(0, Double(usec - origin) / 1_000_000) }
+            coordinator.recordEnded(LaunchID(launch.id), route: launch.route, destination: launch.destination, state: .failed,
+                                    reason: Self.restartReason, requestedAt: requested, endedAt: 0)
+            nextID = max(nextID, launch.id)
+        }
+        self.onLaunches = onLaunches
         grid = FrameGrid(fps: fps)
         self.broadcaster = broadcaster
         self.supervisor = supervisor
@@ -312,6 +333,15 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             }
         }
         publishStatus()
+        persistLaunches()
+    }
+
+    private func persistLaunches() {
+        guard let onLaunches else { return }
+        let inFlight = coordinator.launches.filter { !$0.state.isEnded }
+        guard persisted?.ids != inFlight.map(\.id) || persisted?.lastID != nextID else { return }
+        persisted = (inFlight.map(\.id), nextID)
+        onLaunches(inFlight, nextID)
     }
 
     private func record(_ transition: LaunchTransition) {

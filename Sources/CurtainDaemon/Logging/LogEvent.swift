@@ -16,6 +16,8 @@ public enum LogEvent: String, CaseIterable, Sendable {
     case launchFailed = "10727148c9a54008ada5a06271763fe2"
     case launchCancelled = "a8c1295b3cb34240b7efcf21db95b3f5"
     case appExited = "f21edca4024d4fb7a95c5c35f8fd3960"
+    case launchInterrupted = "dbd0bf4b94504b9d85af242e46a369b0"
+    case leftoversStopped = "bcf0c41e8f9841da91609897571ee141"
 
     public var messageID: String { rawValue }
 
@@ -23,8 +25,8 @@ public enum LogEvent: String, CaseIterable, Sendable {
     public var level: Logger.Level {
         switch self {
         case .daemonReady, .daemonStopping, .configurationReloaded, .launchRevealed: return .notice
-        case .reloadRefused, .launchCancelled, .appExited: return .warning
-        case .configurationInvalid, .launchFailed: return .error
+        case .reloadRefused, .launchCancelled, .appExited, .leftoversStopped: return .warning
+        case .configurationInvalid, .launchFailed, .launchInterrupted: return .error
         case .launchRequested, .launchPresented, .appReady: return .info
         }
     }

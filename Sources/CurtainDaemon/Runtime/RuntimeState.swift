@@ -1,0 +1,156 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CurtainCore
+import Foundation
+import Synchronization
+import Varlink
+
+/// What a curtaind that dies without cleaning up leaves for the next one, in the runtime
+/// directory (`state.json` beside the lock and the notify socket): the last launch id, the
+/// launches in flight, and every app process it started (pid and start time, so a reused pid
+/// is never mistaken for one). Rewritten whole (temporary file, then rename) whenever it
+/// changes, so a reader sees the old state or the new one, never half of one.
+final class RuntimeState: Sendable {
+    static let fileName = "state.json"
+    static let version: Int64 = 1
+
+    struct RecordedLaunch: Sendable, Hashable {
+        let id: UInt64
+        let route: Route
+        let destination: Destination
+        /// When it was requested, as CLOCK_BOOTTIME microseconds (the daemons' clocks differ).
+        let requestedBoottimeMicroseconds: Int64?
+    }
+
+    struct RecordedProcess: Sendable, Hashable {
+        let launch: UInt64
+        let app: String
+        let pid: pid_t
+        let startTime: UInt64
+    }
+
+    struct Contents: Sendable, Hashable {
+        var lastLaunchID: UInt64 = 0
+        var launches: [RecordedLaunch] = []
+        var processes: [RecordedProcess] = []
+    }
+
+    let path: String
+    private let contents: Mutex<Contents>
+
+    init(directory: String, contents: Contents = .init()) {
+        path = directory + "/" + Self.fileName
+        self.contents = Mutex(contents)
+    }
+
+    var current: Contents { contents.withLock { $0 } }
+
+    /// The launches in flight and the last id given, from the driver.
+    func setLaunches(_ launches: [RecordedLaunch], lastID: UInt64) {
+        update { $0.launches = launches; $0.lastLaunchID = max($0.lastLaunchID, lastID) }
+    }
+
+    /// The processes of launch `launch`'s app (empty: none left).
+    func setProcesses(launch: UInt64, app: String, _ entries: [ProcessTree.Entry]) {
+        update { contents in
+            contents.processes.removeAll { $0.launch == launch }
+            contents.processes += entries.map { RecordedProcess(launch: launch, app: app, pid: $0.pid, startTime: $0.startTime) }
+        }
+    }
+
+    private func update(_ change: (inout Contents) -> Void) {
+        // Written under the lock: two writers never interleave their renames out of order.
+        contents.withLock { contents in
+            let before = contents
+            change(&contents)
+            guard contents != before else { return }
+            Self.write(contents, to: path)
+        }
+    }
+
+    // MARK: - The file
+
+    static func write(_ contents: Contents, to path: String) {
+        let bytes = JSONWriter.bytes(encode(contents), sortedKeys: true) + [10]
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        if written == bytes.count { rename(temporary, path) } else { unlink(temporary) }
+    }
+
+    enum ReadError: Error, CustomStringConvertible {
+        case unreadable(String)
+        var description: String { switch self { case .unreadable(let why): why } }
+    }
+
+    /// The state a predecessor left; nil when there is none.
+    static func read(_ path: String) throws(ReadError) -> Contents? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let value: JSONValue
+        do { value = try JSONParser.parse(Array(data)) } catch { throw .unreadable("\(path): \(error)") }
+        guard case .int(let version)? = value["version"], version == Self.version else {
+            throw .unreadable("\(path): not a version \(Self.version) state file")
+        }
+        var contents = Contents()
+        if case .int(let last)? = value["last_launch_id"], last >= 0 { contents.lastLaunchID = UInt64(last) }
+        if case .array(let launches)? = value["launches"] {
+            for launch in launches {
+                guard case .int(let id)? = launch["id"], id > 0, let route = try? Wire.route(launch["route"]),
+                      let destination = decodeDestination(launch["destination"]) else { continue }
+                var requested: Int64?
+                if case .int(let usec)? = launch["requested_boottime_usec"] { requested = usec }
+                contents.launches.append(RecordedLaunch(id: UInt64(id), route: route, destination: destination,
+                                                        requestedBoottimeMicroseconds: requested))
+            }
+        }
+        if case .array(let processes)? = value["processes"] {
+            for process in processes {
+                guard case .int(let launch)? = process["launch"], case .string(let app)? = process["app"],
+                      case .int(let pid)? = process["pid"], pid > 1, pid <= Int64(Int32.max),
+                      case .int(let start)? = process["start_time"], start >= 0 else { continue }
+                contents.processes.append(RecordedProcess(launch: UInt64(max(0, launch)), app: app, pid: pid_t(pid), startTime: UInt64(start)))
+            }
+        }
+        return contents
+    }
+
+    static func encode(_ contents: Contents) -> JSONValue {
+        .object([
+            "version": .int(version),
+            "last_launch_id": .int(Int64(contents.lastLaunchID)),
+            "launches": .array(contents.launches.map { launch in
+                var object: [String: JSONValue] = ["id": .int(Int64(launch.id)), "route": encode(launch.route),
+                                                   "destination": Wire.destination(launch.destination)]
+                if let usec = launch.requestedBoottimeMicroseconds { object["requested_boottime_usec"] = .int(usec) }
+                return .object(object)
+            }),
+            "processes": .array(contents.processes.map {
+                ["launch": .int(Int64($0.launch)), "app": .string($0.app), "pid": .int(Int64($0.pid)), "start_time": .int(Int64($0.startTime))]
+            }),
+        ])
+    }
+
+    /// A route as io.curtain.Launcher.Launch takes it (so `Wire.route` reads it back).
+    static func encode(_ route: Route) -> JSONValue {
+        switch route {
+        case .normal(let app): ["normal": .string(app)]
+        case .deeplink(let url): ["deeplink": .string(url)]
+        case .push(let app, let payload):
+            app.map { ["push": payload, "push_app": .string($0)] } ?? ["push": payload]
+        }
+    }
+
+    static func decodeDestination(_ value: JSONValue?) -> Destination? {
+        guard case .string(let app)? = value?["app"], case .string(let screen)? = value?["screen"] else { return nil }
+        var parameters: [String: RouteParameter] = [:]
+        if case .object(let given)? = value?["parameters"] {
+            for (key, value) in given { if case .string(let text) = value { parameters[key] = .string(text) } }
+        }
+        var reason: String?
+        if case .string(let text)? = value?["reason"] { reason = text }
+        return Destination(app: app, screen: screen, parameters: parameters, reason: reason)
+    }
+}

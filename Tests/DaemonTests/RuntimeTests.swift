@@ -1,0 +1,195 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CurtainTestKit
+@testable import CurtainDaemon
+import Foundation
+import Testing
+import Varlink
+import VarlinkNIO
+
+/// The real curtaind and its runtime directory: one instance per directory (the lock), the
+/// notify socket gone after a clean exit, every process of an app stopped with it (a `setsid`
+/// helper too, a launch cancelled while its app spawns too), and a restart after SIGKILL that
+/// stops what the dead daemon left, fails its launch "daemon restarted" and goes on with ids.
+@Suite(.serialized) struct RuntimeTests {
+    static let apps = SupervisorTests.apps
+
+    struct Setup {
+        let directory: URL
+        let config: String
+        let socket: String
+        /// Inside a directory that does not exist before curtaind starts.
+        let notifySocket: String
+
+        init(maxHold: Double = 30) throws {
+            directory = TestEnvironment.temporaryDirectory("runtime")
+            notifySocket = directory.appendingPathComponent("run/curtain/notify-apps").path
+            socket = directory.appendingPathComponent("launcher.sock").path
+            config = directory.appendingPathComponent("curtain.toml").path
+            let text = """
+                [daemon]
+                notify_socket = "\(notifySocket)"
+                min_hold = 0
+                max_hold = \(maxHold)
+                duplicate_window = 0
+                on_timeout = "fail"
+
+                [[apps]]
+                name = "ready"
+                exec = ["\(apps)/ready.sh", "--screen", "{screen}"]
+                screens = ["home", "detail"]
+                default_screen = "detail"
+
+                [[apps]]
+                name = "holder"
+                exec = ["\(apps)/holder.sh", "\(directory.path)"]
+                screens = ["home"]
+                default_screen = "home"
+                single_instance = false
+                """
+            try text.write(toFile: config, atomically: true, encoding: .utf8)
+        }
+
+        func start() async throws -> TestProcess {
+            // One listener per start (a restart binds a new one), inside the test's directory.
+            let listener = directory.appendingPathComponent("listener-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: listener, withIntermediateDirectories: true)
+            let notify = NotifyListener(directory: listener)
+            let process = try await TestProcess(TestEnvironment.product("curtaind"), ["--config", config, "--socket", socket],
+                                                environment: ["NOTIFY_SOCKET": notify.path])
+            #expect(await notify.await { $0.hasPrefix("READY=1") }.matched != nil, "\(process.output)")
+            return process
+        }
+
+        /// Every event of a launch, until it ends (or the daemon goes away).
+        func launch(_ app: String) async throws -> (id: Int64, events: [[String: JSONValue]]) {
+            try await VarlinkConnection.withConnection(to: socket) { connection in
+                var id: Int64 = 0
+                var events: [[String: JSONValue]] = []
+                for try await reply in connection.callMore("io.curtain.Launcher.Launch", ["route": ["normal": .string(app)]]) {
+                    if case .int(let launch)? = reply["launch"]?["id"] { id = launch }
+                    if case .object(let event)? = reply["event"] { events.append(event) }
+                }
+                return (id, events)
+            }
+        }
+
+        func get(_ id: Int64) async throws -> [String: JSONValue] {
+            try await VarlinkConnection.withConnection(to: socket) { connection in
+                guard case .object(let launch)? = try await connection.call("io.curtain.Launcher.Get", ["id": .int(id)])["launch"] else { return [:] }
+                return launch
+            }
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+
+        /// The holder app of launch `id`: its own pid and its `setsid` helper's.
+        func holderPids(_ id: Int64) throws -> [pid_t] {
+            let text = try String(contentsOfFile: directory.appendingPathComponent("holder-\(id).pids").path, encoding: .utf8)
+            return text.split(whereSeparator: \.isWhitespace).compactMap { pid_t($0) }
+        }
+    }
+
+    /// A second curtaind with the same configuration exits 1 naming the lock and its holder,
+    /// and touches nothing: the first one's apps still reach its notify socket. The first
+    /// one created the notify socket's missing directory, and removes the socket on SIGTERM.
+    @Test(.timeLimit(.minutes(1))) func aSecondDaemonChangesNothingAndACleanExitRemovesTheNotifySocket() async throws {
+        let setup = try Setup(maxHold: 5)
+        defer { setup.remove() }
+        let first = try await setup.start()
+        let second = try await TestProcess(TestEnvironment.product("curtaind"), ["--config", setup.config, "--socket", setup.socket])
+        let finished = await second.finish(within: 10)
+        #expect(finished.status == 1)
+        #expect(finished.output.contains("another curtaind (pid \(first.pid)) holds \(setup.directory.path)/run/curtain/curtaind.lock"),
+                "\(finished.output)")
+        let (_, events) = try await setup.launch("ready")
+        #expect(SupervisorTests.states(events).last == "revealed", "\(events)\n\(first.output)")
+
+        first.signal(SIGTERM)
+        #expect(await first.finish(within: 15).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: setup.notifySocket))
+    }
+
+    /// A helper the app started with `setsid` (a session and group of its own) is stopped
+    /// with the app: when its launch is cancelled, and when the daemon stops.
+    @Test(.timeLimit(.minutes(1))) func aSetsidGrandchildIsStoppedWithItsApp() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let daemon = try await setup.start()
+        let launched = Task { try await setup.launch("holder") }
+        #expect(await daemon.waitFor("app of launch 1 holding", within: 10), "\(daemon.output)")
+        let cancelled = try await setup.holderPids(1)
+        #expect(cancelled.count == 2)
+        _ = try await VarlinkConnection.withConnection(to: setup.socket) { connection in
+            try await connection.call("io.curtain.Launcher.Control", ["id": 1, "action": "cancel"])
+        }
+        #expect(SupervisorTests.states(try await launched.value.events).last == "cancelled")
+        for pid in cancelled { #expect(await SupervisorTests.exits(pid, within: 10), "\(pid)") }
+
+        let second = Task { try await setup.launch("holder") }
+        #expect(await daemon.waitFor("app of launch 2 holding", within: 10), "\(daemon.output)")
+        let stopped = try setup.holderPids(2)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.finish(within: 15).status == 0)
+        _ = try? await second.value
+        for pid in stopped { #expect(await SupervisorTests.exits(pid, within: 10), "\(pid)") }
+    }
+
+    /// A launch cancelled the moment its request is answered: the release reaches the
+    /// supervisor while the app is being spawned (or before its start), and the app is
+    /// stopped once it registers (or never started) — not left running.
+    @Test(.timeLimit(.minutes(1))) func aLaunchCancelledAtOnceLeavesNoApp() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let daemon = try await setup.start()
+        try await VarlinkConnection.withConnection(to: setup.socket) { control in
+            try await VarlinkConnection.withConnection(to: setup.socket) { connection in
+                for id in Int64(1)...4 {
+                    var cancelled = false
+                    for try await reply in connection.callMore("io.curtain.Launcher.Launch", ["route": ["normal": "holder"]]) {
+                        if !cancelled, case .int(let launch)? = reply["launch"]?["id"] {
+                            #expect(launch == id)
+                            cancelled = true
+                            _ = try await control.call("io.curtain.Launcher.Control", ["id": .int(id), "action": "cancel"])
+                        }
+                    }
+                    // The app ran (and wrote its pids), or the supervisor said what it did with
+                    // it: not started, stopped once registered, or released.
+                    #expect(await daemon.waitFor("app of launch \(id) ", within: 10), "\(daemon.output)")
+                    guard let pids = try? setup.holderPids(id) else { continue }
+                    for pid in pids { #expect(await SupervisorTests.exits(pid, within: 10), "launch \(id): \(pid)") }
+                }
+            }
+        }
+        daemon.signal(SIGTERM)
+        #expect(await daemon.finish(within: 15).status == 0)
+    }
+
+    /// curtaind SIGKILLed while a launch holds, then started again (systemd's
+    /// Restart=on-failure): the old app and its helper are stopped, the launch is failed
+    /// "daemon restarted" in the new daemon's history, and ids go on.
+    @Test(.timeLimit(.minutes(1))) func aRestartAfterSIGKILLStopsTheOldAppsAndFailsTheirLaunch() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let crashed = try await setup.start()
+        let launched = Task { try await setup.launch("holder") }
+        #expect(await crashed.waitFor("app of launch 1 holding", within: 10), "\(crashed.output)")
+        // Registered (and so recorded in the state file): the app's own output may come first.
+        #expect(await crashed.waitFor("app started", within: 10), "\(crashed.output)")
+        let left = try setup.holderPids(1)
+        crashed.signal(SIGKILL)
+        _ = await crashed.finish(within: 10)
+        _ = try? await launched.value
+        for pid in left { #expect(kill(pid, 0) == 0, "\(pid) should still run after the SIGKILL") }
+
+        let restarted = try await setup.start()
+        for pid in left { #expect(await SupervisorTests.exits(pid, within: 10), "\(pid)") }
+        let old = try await setup.get(1)
+        #expect(old["state"] == "failed" && old["reason"] == "daemon restarted", "\(old)")
+        let (id, events) = try await setup.launch("ready")
+        #expect(id == 2 && SupervisorTests.states(events).last == "revealed", "\(id) \(events)")
+        restarted.signal(SIGTERM)
+        #expect(await restarted.finish(within: 15).status == 0)
+    }
+}
