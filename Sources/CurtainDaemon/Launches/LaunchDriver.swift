@@ -78,7 +78,16 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         self.supervisor = supervisor
         self.logger = logger
         self.onStatus = onStatus
+        // One consumer, so app work happens in the coordinator's order across launches too: a
+        // retarget is handed to the supervisor only after the start it follows.
+        let (work, queue) = AsyncStream.makeStream(of: AppWork.self)
+        appQueue = queue
+        Task { [supervisor] in for await job in work { await job(supervisor) } }
     }
+
+    typealias AppWork = @Sendable (any AppSupervisor) async -> Void
+    private let appQueue: AsyncStream<AppWork>.Continuation
+    deinit { appQueue.finish() }
 
     /// The daemon clock's zero as CLOCK_BOOTTIME microseconds, when it runs on the continuous
     /// clock: clients add it to an event's time to compare with their own clock.
@@ -288,13 +297,8 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     private func perform(_ effects: [LaunchEffect], at t: Double) {
         // App work runs in the order the coordinator gave it (release the old app before
         // starting the new one), off the actor: spawning must not hold up frames.
-        var appWork: [@Sendable (any AppSupervisor) async -> Void] = []
-        defer {
-            if !appWork.isEmpty {
-                let (supervisor, batch) = (self.supervisor, appWork)
-                Task { for work in batch { await work(supervisor) } }
-            }
-        }
+        var appWork: [AppWork] = []
+        defer { appWork.forEach { appQueue.yield($0) } }
         for effect in effects {
             switch effect {
             case .showOverlay(let id):
