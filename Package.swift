@@ -113,7 +113,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CurtainCoreTests", dependencies: ["CurtainCore"]),
-        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "CurtainDaemon", "CurtainTestKit"], exclude: ["journal_harness.py"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit"], exclude: ["journal_harness.py"]),
         // Runs the built curtaind under systemd-socket-activate with a notify socket.
         .testTarget(name: "DaemonTests", dependencies: ["CNotify", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit", "Varlink", "VarlinkNIO", .product(name: "NIOPosix", package: "swift-nio")], exclude: ["launch_client.py", "apps"]),
         .testTarget(name: "CurtainConfigTests", dependencies: ["CurtainConfig", "CurtainCore", "JSON"]),
