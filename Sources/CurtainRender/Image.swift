@@ -39,9 +39,15 @@ public final class Image {
 
     /// Every pixel, row by row (premultiplied 0xAARRGGBB).
     public var pixels: [UInt32] {
-        var result: [UInt32] = []
-        result.reserveCapacity(width * height)
-        for y in 0..<height { for x in 0..<width { result.append(argb(x, y)) } }
+        cairo_surface_flush(surface)
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        let data = UnsafeRawPointer(cairo_image_surface_get_data(surface)!)
+        var result = [UInt32](repeating: 0, count: width * height)
+        result.withUnsafeMutableBytes { out in
+            for y in 0..<height {
+                out.baseAddress!.advanced(by: y * width * 4).copyMemory(from: data.advanced(by: y * stride), byteCount: width * 4)
+            }
+        }
         return result
     }
 
