@@ -48,6 +48,7 @@ struct RenderCommand: ParsableCommand {
           curtainctl render yula-mask-reveal --at 0 0.12 0.3 0.6 --out frames/
           curtainctl render yula-mask-reveal --fps 30 --destination '#2ecc71' --out frames/
           curtainctl render yula-mask-reveal --destination '#2ecc71' --sheet reveal.png
+          curtainctl render yula-mask-reveal --appear yula-appear --fps 20 --sheet launch.png
         """
     )
 
@@ -75,6 +76,9 @@ struct RenderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write a contact sheet of the whole transition to this PNG.", valueName: "file"))
     var sheet: String?
 
+    @Option(help: ArgumentHelp("Play this appear transition first (e.g. yula-appear): times then run over both, the reveal starting where the appear ends.", valueName: "transition"))
+    var appear: String?
+
     @Option(name: .customLong("text-variant"), help: "The launch's text variant (chooses among a text layer's variants).")
     var textVariant: Int = 0
 
@@ -97,7 +101,7 @@ struct RenderCommand: ParsableCommand {
             stand = color
         }
 
-        let document = try loadTimeline()
+        let document = try loadTimeline(transition)
         var bound: [String: Double] = ["screen.width": Double(width), "screen.height": Double(height)]
         for pair in parameters {
             let parts = pair.split(separator: "=", maxSplits: 1)
@@ -106,16 +110,23 @@ struct RenderCommand: ParsableCommand {
         }
         let timeline: Timeline
         do { timeline = try Timeline(document: document, parameters: bound) } catch { throw fail("render", "\(transition): \(error)") }
+        var first: Timeline? = nil
+        if let appear {
+            do { first = try Timeline(document: try loadTimeline(appear), parameters: bound) } catch let error as TimelineError { throw fail("render", "\(appear): \(error)") }
+            guard first!.duration.isFinite else { throw fail("render", "\(appear) repeats for ever; it cannot come first") }
+        }
         let renderer: SceneRenderer
         let path = try scenePath()
         do { renderer = try SceneRenderer(sceneFile: path) } catch { throw fail("render", error.message) }
 
-        let duration = timeline.duration
+        let offset = first?.duration ?? 0
+        let duration = offset + timeline.duration
         guard duration.isFinite else { throw fail("render", "\(timeline.name) repeats for ever; render it with --at") }
+        let name = first.map { "\($0.name)+\(timeline.name)" } ?? timeline.name
         func frame(_ t: Double) throws -> Image {
+            let values = if let first, t < offset { first.keyedValues(first.evaluate(at: t)) } else { timeline.keyedValues(timeline.evaluate(at: t - offset)) }
             do {
-                return try renderer.render(values: timeline.keyedValues(timeline.evaluate(at: t)), width: width, height: height,
-                                           textVariant: textVariant, destination: stand)
+                return try renderer.render(values: values, width: width, height: height, textVariant: textVariant, destination: stand)
             } catch { throw fail("render", error.message) }
         }
 
@@ -128,8 +139,8 @@ struct RenderCommand: ParsableCommand {
         if let out {
             guard mkdir(out, 0o755) == 0 || errno == EEXIST else { throw fail("render", "cannot create \(out): \(String(cString: strerror(errno)))") }
             for (i, t) in times.enumerated() {
-                let name = fps != nil ? String(format4(i)) : "t" + milliseconds(t)
-                let file = "\(out)/\(timeline.name)-\(name).png"
+                let suffix = fps != nil ? format4(i) : "t" + milliseconds(t)
+                let file = "\(out)/\(name)-\(suffix).png"
                 do { try frame(t).writePNG(to: file) } catch let error as RenderError { throw fail("render", error.message) }
                 print(file)
             }
@@ -144,7 +155,7 @@ struct RenderCommand: ParsableCommand {
             var frames: [(time: Double, image: Image)] = []
             for t in sheetTimes { frames.append((t, try frame(t))) }
             do {
-                let title = "\(timeline.name) over \((renderer.path as String).split(separator: "/").last ?? "") at \(width)×\(height)"
+                let title = "\(name) over \((renderer.path as String).split(separator: "/").last ?? "") at \(width)×\(height)"
                 try ContactSheet.make(title: title, frames: frames).writePNG(to: sheet)
             } catch { throw fail("render", error.message) }
             print(sheet)
@@ -166,7 +177,7 @@ struct RenderCommand: ParsableCommand {
         return (w, h)
     }
 
-    func loadTimeline() throws -> TimelineDocument {
+    func loadTimeline(_ transition: String) throws -> TimelineDocument {
         if Files.exists(transition) {
             do { return try TimelineDocument(json: try Files.read(transition)) } catch { throw fail("render", "\(transition): \(error)") }
         }

@@ -133,6 +133,26 @@ import Testing
                 == "layers[0].variants[1]: is 1025 bytes, more than the limit of 1024")
     }
 
+    @Test func variantGradientPathAndParameterLimits() {
+        func variants(_ n: Int) -> String { #"{"id": "a", "bounds": [0, 0, 1, 1], "variants": [\#((0..<n).map { "\"v\($0)\"" }.joined(separator: ","))]}"# }
+        #expect(error(variants(Scene.Limits.variants)) == nil)
+        #expect(error(variants(Scene.Limits.variants + 1)) == "layers[0].variants: holds 65 strings, more than the limit of 64")
+        func gradient(_ n: Int) -> String {
+            ##"{"id": "a", "bounds": [0, 0, 1, 1], "gradient": {"colors": [\##(Array(repeating: "\"#000\"", count: n).joined(separator: ","))]}}"##
+        }
+        #expect(error(gradient(Scene.Limits.gradientStops)) == nil)
+        #expect(error(gradient(Scene.Limits.gradientStops + 1)) == "layers[0].gradient.colors: holds 33 colours, more than the limit of 32")
+        let head = "M0 0"
+        let atLimit = head + String(repeating: " ", count: Scene.Limits.pathBytes - head.utf8.count)
+        #expect(error(#"{"id": "a", "bounds": [0, 0, 1, 1], "path": "\#(atLimit)"}"#) == nil)
+        #expect(error(#"{"id": "a", "bounds": [0, 0, 1, 1], "path": "\#(atLimit) "}"#) == "layers[0].path: path data is 65537 bytes, more than the limit of 65536")
+        func parameters(_ n: Int) -> [UInt8] {
+            Array(#"{"name": "t", "parameters": [\#((0..<n).map { #"{"name": "p\#($0)", "default": 1}"# }.joined(separator: ","))], "layers": []}"#.utf8)
+        }
+        #expect(throws: Never.self) { try Scene(json: parameters(Scene.Limits.parameters)) }
+        #expect(throws: SceneError("parameters", "holds 65 parameters, more than the limit of 64")) { try Scene(json: parameters(Scene.Limits.parameters + 1)) }
+    }
+
     @Test func documentSizeLimit() {
         let head = #"{"name": "t", "layers": []}"#
         let atLimit = head + String(repeating: " ", count: Scene.Limits.documentSize - head.utf8.count)

@@ -133,6 +133,7 @@ import CurtainCore
     }
 
     @Test func outputSizeLimit() throws {
+        #expect(try renderer.render(values: [:], width: SceneRenderer.Limits.outputDimension, height: 1).width == 8192)
         #expect(throws: RenderError("the output size 8193×1 is outside 1…8192 in each dimension")) {
             try renderer.render(values: [:], width: 8193, height: 1)
         }
@@ -142,6 +143,8 @@ import CurtainCore
         let frames = try [0.0, 0.3, 0.6].map { (time: $0, image: try frame(reveal, $0)) }
         let sheet = try ContactSheet.make(title: "reveal", frames: frames, columns: 2, thumbnailWidth: 100)
         #expect(sheet.width == 12 + 2 * 112 && sheet.height > 2 * Int(100.0 * 667 / 375))
+        let small = try renderer.render(values: [:], width: 60, height: 100)
+        #expect(try ContactSheet.make(title: "x", frames: Array(repeating: (0, small), count: ContactSheet.maximumFrames), thumbnailWidth: 8).width > 0)
         #expect(throws: RenderError("121 frames is more than a contact sheet's limit of 120")) {
             try ContactSheet.make(title: "x", frames: Array(repeating: frames[0], count: 121))
         }
