@@ -21,7 +21,9 @@ import Testing
 
     @Test func shippedYulaSceneResolvesAtTheScreenSize() throws {
         let s = try Scene(json: Self.shipped, parameters: ["screen.width": 1080, "screen.height": 1920])
-        #expect(s.layers.map(\.id) == ["backdrop", "window", "mask", "splash", "logo"])
+        #expect(s.layers.map(\.id) == ["backdrop", "window", "mask", "splash"])
+        #expect(s.allLayers.map(\.id) == ["backdrop", "backdrop-text", "window", "hole-logo", "mask", "splash", "text", "logo"])
+        #expect(s.layer("hole-logo")?.animatedBy == "logo")
         let window = try #require(s.layer("window"))
         #expect(window.role == .destination && window.mask == .init(layer: "mask", inverted: false))
         #expect(window.bounds == .init(x: 0, y: 0, width: 1080, height: 1920))
@@ -174,6 +176,15 @@ import Testing
                                               "a.opacity": .scalar(1.5), "a.hidden": .scalar(1), "b.opacity": .scalar(0)])
         #expect(p.transform == Transform(scaleX: 2, scaleY: 2, rotation: 0.5, translationX: 0, translationY: 20))
         #expect(p.opacity == 1 && p.hidden && !p.isVisible)
+    }
+
+    /// A layer may show another id's values: seed 000's logo is drawn in the splash and, in the
+    /// reveal, inside the window under the hole, both animated as `logo`.
+    @Test func animatedByReadsAnotherIdsValues() throws {
+        let s = try scene(#"{"id": "copy", "animatedBy": "logo", "bounds": [0, 0, 1, 1]}"#)
+        let copy = try #require(s.layer("copy"))
+        #expect(LayerPresentation(copy, values: ["logo.scale": .scalar(3), "copy.scale": .scalar(5)]).transform.scaleX == 3)
+        #expect(error(#"{"id": "copy", "animatedBy": "a b", "bounds": [0, 0, 1, 1]}"#) == "layers[0].animatedBy: 'a b' must be a layer id: printable ASCII without spaces or '.'")
     }
 
     @Test func revealFramesKeyedForTheRenderer() throws {

@@ -114,6 +114,10 @@ public struct SceneLayer: Sendable, Hashable {
     }
 
     public var id: String
+    /// Whose animated values the layer shows: its own id by default. Two layers may show one
+    /// timeline id in two places (seed 000's logo is the splash's logo in the appear and the
+    /// view under the hole, inside the app's window, in the reveal).
+    public var animatedBy: String?
     public var role: Role = .overlay
     public var bounds: Rect
     /// In the superlayer's coordinates; by default the layer's frame starts at (0, 0).

@@ -63,7 +63,7 @@ private struct SceneReader {
     }
 
     static let layerKeys: Set<String> = [
-        "id", "description", "role", "bounds", "position", "anchorPoint", "opacity", "hidden", "backgroundColor", "gradient",
+        "id", "animatedBy", "description", "role", "bounds", "position", "anchorPoint", "opacity", "hidden", "backgroundColor", "gradient",
         "cornerRadius", "contents", "contentsGravity", "path", "fillColor", "fillRule", "string", "variants", "font",
         "fontSize", "color", "alignment", "mask", "sublayers",
     ]
@@ -80,9 +80,14 @@ private struct SceneReader {
         if let first = ids[id] { throw SceneError("\(path).id", "'\(id)' is already the id of \(first)") }
         ids[id] = path
         _ = try optionalString(o["description"], "\(path).description")
+        let animatedBy = try optionalString(o["animatedBy"], "\(path).animatedBy")
+        if let animatedBy, animatedBy.isEmpty || !animatedBy.utf8.allSatisfy({ $0 > 0x20 && $0 != UInt8(ascii: ".") && $0 < 0x7F }) {
+            throw SceneError("\(path).animatedBy", "'\(animatedBy)' must be a layer id: printable ASCII without spaces or '.'")
+        }
 
         let bounds = try rect(o["bounds"], "\(path).bounds")
         var layer = SceneLayer(id: id, bounds: bounds, position: .init(x: 0, y: 0))
+        layer.animatedBy = animatedBy
         if let role = try optionalString(o["role"], "\(path).role") {
             guard let r = SceneLayer.Role(rawValue: role) else { throw oneOf("\(path).role", role, SceneLayer.Role.allCases.map(\.rawValue)) }
             layer.role = r

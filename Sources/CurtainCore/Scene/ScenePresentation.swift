@@ -16,7 +16,8 @@ public struct LayerPresentation: Sendable, Hashable {
     public var cornerRadius: Double
 
     public init(_ layer: SceneLayer, values: [String: Value]) {
-        func v(_ property: String) -> Value? { values[layer.id + "." + property] }
+        let key = layer.animatedBy ?? layer.id
+        func v(_ property: String) -> Value? { values[key + "." + property] }
         opacity = layer.opacity
         if case .scalar(let o)? = v("opacity") { opacity = min(max(o, 0), 1) }
         hidden = layer.hidden
