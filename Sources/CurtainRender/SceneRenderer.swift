@@ -66,7 +66,7 @@ public final class SceneRenderer {
         let image = Image(width: width, height: height)
         let cr = cairo_create(image.surface)!
         defer { cairo_destroy(cr) }
-        var painter = Painter(scene: scene, assets: assets, values: values, textVariant: textVariant, cr: cr)
+        let painter = Painter(scene: scene, assets: assets, values: values, textVariant: textVariant, cr: cr)
         for layer in scene.layers { painter.draw(layer) }
         guard let destination else { return image }
         let composite = Image(width: width, height: height)
