@@ -14,7 +14,7 @@ struct CurtainctlRender: ParsableCommand {
         commandName: "curtainctl",
         abstract: "curtainctl's renderer (run through curtainctl render).",
         version: CurtainVersion.string,
-        subcommands: [RenderCommand.self]
+        subcommands: [RenderCommand.self, SceneCommand.self]
     )
 
     static func main() { runMappingUsageErrors(attachNegativeNumbers(Array(CommandLine.arguments.dropFirst()))) }
@@ -202,5 +202,31 @@ struct RenderCommand: ParsableCommand {
         }
         if let found = candidates.first(where: { Files.exists($0) }) { return found }
         throw fail("render", "the shipped scene \(relative) is not installed; give --scene FILE or set CURTAIN_SCENES")
+    }
+}
+
+/// `curtainctl scene check PATH`: validates a scene and loads its assets, as a renderer would.
+struct SceneCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scene", abstract: "Check scene files (docs/scene.md).", subcommands: [Check.self])
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Validate a scene: the document (with line:column for JSON syntax, a key path otherwise), masks, limits and every asset.")
+
+        @Argument(help: ArgumentHelp("The scene file (*.scene.json).", valueName: "path"))
+        var path: String
+
+        func run() throws {
+            let renderer: SceneRenderer
+            do { renderer = try SceneRenderer(sceneFile: path) } catch {
+                var stderr = StandardError()
+                print("curtainctl scene check: \(error.message)", to: &stderr)
+                throw ExitCode(2)
+            }
+            let scene = try renderer.scene(width: 375, height: 667)
+            let assets = scene.assetPaths
+            print("\(path): ok — \(scene.allLayers.count) layers, \(assets.count) asset\(assets.count == 1 ? "" : "s")\(assets.isEmpty ? "" : " (" + assets.joined(separator: ", ") + ")")")
+        }
     }
 }

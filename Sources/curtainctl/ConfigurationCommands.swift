@@ -41,3 +41,9 @@ struct RenderStub: ParsableCommand {
     @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
     func run() throws { ConfigurationHelper.run(["render"] + arguments, helper: "curtainctl-render") }
 }
+
+struct SceneStub: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "scene", abstract: "Check a scene file (curtainctl scene check PATH).")
+    @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+    func run() throws { ConfigurationHelper.run(["scene"] + arguments, helper: "curtainctl-render") }
+}

@@ -37,6 +37,18 @@ import Testing
         #expect(isPNG(directory + "/yula-appear-0003.png"))
     }
 
+    @Test func sceneCheck() async throws {
+        defer { _ = system("rm -rf '\(directory)'") }
+        let root = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+        let ok = try await CLI.run("scene", "check", root + "/scenes/yula/yula.scene.json")
+        #expect(ok.status == 0 && ok.stdout == "\(root)/scenes/yula/yula.scene.json: ok — 8 layers, 1 asset (logo.svg)\n", "\(ok.stderr)")
+        let file = fopen(directory + "/bad.scene.json", "wb")!
+        fputs(#"{"name": "b", "layers": [{"id": "w", "role": "destination", "bounds": [0, 0, 1, 1], "mask": {"layer": "m"}}]}"#, file)
+        fclose(file)
+        let bad = try await CLI.run("scene", "check", directory + "/bad.scene.json")
+        #expect(bad.status == 2 && bad.stderr == "curtainctl scene check: \(directory)/bad.scene.json: layers[0].mask.layer: unknown layer 'm' (layers: w)\n")
+    }
+
     @Test func badInputIsRefusedPrecisely() async throws {
         defer { _ = system("rm -rf '\(directory)'") }
         let cases: [([String], String)] = [

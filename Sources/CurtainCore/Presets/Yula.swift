@@ -5,6 +5,8 @@
 //   logo     – the logo drawn under the hole (`maskBackgroundView`), fading out
 //   splash   – the splash window above everything (`foregroundSplashWindow`), hidden at once
 //   backdrop – the splash copy below the main window (`backgroundSplashWindow`) and its text
+// scenes/yula/yula.scene.json draws them (docs/scene.md); `logo` is drawn in two places there,
+// in the splash (appear) and inside the window under the hole (reveal).
 extension Presets {
     /// `animateAppearance()`: the logo grows from 72 to 88 pt over 0.3 s, the text rises 20 pt
     /// over 0.3 s and fades in over 0.15 s (UIView.animate's default curve is ease-in-ease-out).
