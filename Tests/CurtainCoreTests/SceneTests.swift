@@ -178,6 +178,18 @@ import Testing
         #expect(p.opacity == 1 && p.hidden && !p.isVisible)
     }
 
+    /// Whatever a timeline sends, the presentation is drawable: non-finite values are ignored,
+    /// coordinates clamped.
+    @Test func presentationIsAlwaysFinite() throws {
+        let s = try scene(#"{"id": "a", "bounds": [0, 0, 10, 10], "position": [5, 5]}"#)
+        let p = LayerPresentation(try #require(s.layer("a")), values: [
+            "a.scale": .scalar(.nan), "a.position": .point(x: .infinity, y: 1), "a.bounds": .rect(x: 0, y: 0, width: 1e300, height: 2),
+            "a.translationX": .scalar(-1e20),
+        ])
+        #expect(p.transform.scaleX == 1 && p.position == .init(x: 5, y: 5))
+        #expect(p.bounds.width == LayerPresentation.maximumCoordinate && p.transform.translationX == -LayerPresentation.maximumCoordinate)
+    }
+
     /// A layer may show another id's values: seed 000's logo is drawn in the splash and, in the
     /// reveal, inside the window under the hole, both animated as `logo`.
     @Test func animatedByReadsAnotherIdsValues() throws {

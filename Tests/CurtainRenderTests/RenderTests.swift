@@ -132,6 +132,13 @@ import CurtainCore
         #expect(a.pixels == c.pixels)   // 4 variants: variant 4 is variant 0 again
     }
 
+    /// A renderer never goes down on a frame: absurd and non-finite values still draw.
+    @Test func absurdValuesStillRender() throws {
+        let values: [String: Value] = ["text.bounds": .rect(x: 0, y: 0, width: 1e300, height: 1e300), "logo.scale": .scalar(.nan),
+                                       "mask.scale": .scalar(0), "window.rotation": .scalar(1e12), "splash.translationX": .scalar(-.infinity)]
+        #expect(try renderer.render(values: values, width: 64, height: 100).width == 64)
+    }
+
     @Test func outputSizeLimit() throws {
         #expect(try renderer.render(values: [:], width: SceneRenderer.Limits.outputDimension, height: 1).width == 8192)
         #expect(throws: RenderError("the output size 8193×1 is outside 1…8192 in each dimension")) {
