@@ -3,7 +3,8 @@ SHELL := /bin/bash
 SWIFT ?= swift
 VENV := .venv
 # Debian packages a fresh Debian 12 machine lacks for building and testing Curtain.
-APT_PACKAGES := libsystemd-dev python3-venv python3-systemd hyperfine varlink-go
+APT_PACKAGES := libsystemd-dev python3-venv python3-systemd hyperfine varlink-go \
+	libcairo2-dev libpango1.0-dev librsvg2-dev fonts-dejavu-core
 # Python packages for the test clients (the Varlink reference implementation).
 PIP_PACKAGES := varlink==31.0.0
 STAMP := .build/.setup-done
@@ -56,11 +57,13 @@ BINARIES := curtaind curtainctl curtain-demo-app
 install: setup
 	$(SWIFT) build -c $(CONFIG)
 	@bin=$$($(SWIFT) build -c $(CONFIG) --show-bin-path); \
-	for b in $(BINARIES) curtainctl-config; do install -Dm755 $$bin/$$b "$(DESTDIR)$(BINDIR)/$$b"; done
+	for b in $(BINARIES) curtainctl-config curtainctl-render; do install -Dm755 $$bin/$$b "$(DESTDIR)$(BINDIR)/$$b"; done
 	@# curtainctl linked statically: it starts in ~2 ms instead of ~9 (BENCHMARKS.md).
 	@if [ "$(CONFIG)" = release ]; then \
 		$(SWIFT) build -c release --product curtainctl -Xswiftc -static-executable --scratch-path .build-static 2>&1 | grep -v dlopen || true; \
 		install -m755 .build-static/release/curtainctl "$(DESTDIR)$(BINDIR)/curtainctl"; fi
+	@# Scenes (docs/scene.md): curtainctl render finds them in $(DATADIR)/curtain/scenes.
+	@cd scenes && find . -type f | while read -r f; do install -Dm644 "$$f" "$(DESTDIR)$(DATADIR)/curtain/scenes/$${f#./}"; done
 	install -d "$(DESTDIR)$(UNITDIR)"
 	sed -e 's|/usr/bin/curtaind|$(BINDIR)/curtaind|' -e 's|/etc/curtain/|$(SYSCONFDIR)/curtain/|' \
 		units/curtaind.service > "$(DESTDIR)$(UNITDIR)/curtaind.service"

@@ -112,6 +112,16 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // The scene renderer: cairo, pango and librsvg (Debian's libcairo2-dev, libpango1.0-dev,
+        // librsvg2-dev; `make setup` installs them). See docs/scene.md.
+        .systemLibrary(name: "CCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev", "librsvg2-dev"])]),
+        .target(name: "CurtainRender", dependencies: ["CCairo", "CurtainCore"]),
+        // `curtainctl render`: run by curtainctl, so that curtainctl itself never loads cairo.
+        .executableTarget(
+            name: "curtainctl-render",
+            dependencies: ["CurtainCore", "CurtainRender", "CurtainctlSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "CurtainRenderTests", dependencies: ["CurtainRender", "CurtainCore", "CurtainTestKit"], exclude: ["Goldens"]),
         .testTarget(name: "CurtainCoreTests", dependencies: ["CurtainCore"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit"], exclude: ["journal_harness.py"]),
         // Runs the built curtaind under systemd-socket-activate with a notify socket.

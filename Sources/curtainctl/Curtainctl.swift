@@ -23,7 +23,7 @@ struct Curtainctl: ParsableCommand {
         version: CurtainVersion.string,
         subcommands: [LaunchCommand.self, ListCommand.self, StatusCommand.self, WatchCommand.self, ControlCommand.self,
                       ReloadCommand.self, PingCommand.self, InfoCommand.self,
-                      CurveCommand.self, TimelineCommand.self, ConfigStub.self, RouteStub.self]
+                      CurveCommand.self, TimelineCommand.self, RenderStub.self, SceneStub.self, ConfigStub.self, RouteStub.self]
     )
 
     /// Numbers after `--at` may be negative (extrapolation); ArgumentParser would take "-0.5"

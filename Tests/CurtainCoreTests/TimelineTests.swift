@@ -56,11 +56,23 @@ import RealModule
     @Test func appear() throws {
         let appear = try Timeline(document: Presets.document(named: "yula-appear")!)
         #expect(appear.duration == 0.3)
-        #expect(appear.evaluate(at: 0.3).scalar(appear, "logo", "scale") == 88.0 / 72)
+        // 72 pt → 88 pt, with scale 1 the resting 88 pt frame (the scene's logo bounds).
+        #expect(appear.evaluate(at: 0).scalar(appear, "logo", "scale") == 72.0 / 88)
+        #expect(appear.evaluate(at: 0.3).scalar(appear, "logo", "scale") == 1)
         #expect(appear.evaluate(at: 0).scalar(appear, "text", "translationY") == 20)
         #expect(appear.evaluate(at: 0.3).scalar(appear, "text", "translationY") == 0)
         #expect(appear.evaluate(at: 0.15).scalar(appear, "text", "opacity") == 1)
         expectClose(appear.evaluate(at: 0.075).scalar(appear, "text", "opacity"), 0.5, 1e-9)
+    }
+
+    /// The article's completion sets `mainWindow.layer.mask = nil`: the mask is hidden from
+    /// exactly the reveal's end on, and not a frame before.
+    @Test func maskIsRemovedAtTheEnd() {
+        #expect(reveal.evaluate(at: 0).scalar(reveal, "mask", "hidden") == 0)
+        #expect(reveal.evaluate(at: 0.5999).scalar(reveal, "mask", "hidden") == 0)
+        #expect(reveal.evaluate(at: 0.6).scalar(reveal, "mask", "hidden") == 1)
+        #expect(reveal.evaluate(at: 2).scalar(reveal, "mask", "hidden") == 1)
+        #expect(reveal.duration == 0.6)
     }
 
     @Test func everyPresetCompiles() throws {

@@ -5,9 +5,13 @@
 //   logo     – the logo drawn under the hole (`maskBackgroundView`), fading out
 //   splash   – the splash window above everything (`foregroundSplashWindow`), hidden at once
 //   backdrop – the splash copy below the main window (`backgroundSplashWindow`) and its text
+// scenes/yula/yula.scene.json draws them (docs/scene.md); `logo` is drawn in two places there,
+// in the splash (appear) and inside the window under the hole (reveal).
 extension Presets {
     /// `animateAppearance()`: the logo grows from 72 to 88 pt over 0.3 s, the text rises 20 pt
     /// over 0.3 s and fades in over 0.15 s (UIView.animate's default curve is ease-in-ease-out).
+    /// Scale 1 is the logo's resting 88 pt frame, as in the reveal and the scene (the article
+    /// scales a 72 pt view by 88/72; the same sizes, measured from the other end).
     static let yulaAppear = """
     {
       "name": "yula-appear",
@@ -17,7 +21,7 @@ extension Presets {
         {"id": "text", "description": "splash text, a random variant (textImageView)"}
       ],
       "animations": [
-        {"layer": "logo", "property": "scale", "from": 1, "to": "88 / 72", "duration": 0.3,
+        {"layer": "logo", "property": "scale", "from": "72 / 88", "to": 1, "duration": 0.3,
          "timing": "easeInEaseOut", "fill": "forwards"},
         {"layer": "text", "property": "translationY", "from": 20, "to": 0, "duration": 0.3,
          "timing": "easeInEaseOut", "fill": "forwards"},
@@ -30,7 +34,9 @@ extension Presets {
     /// `animateDisappearance()`: mask and logo scale 1 → 0.85 → 18·(screen height / 667) at key
     /// times 0, 0.2, 1 (easeInEaseOut, then easeOut) and rotate 0 → −atan(y/x) of the layer's
     /// position, both over 0.6 s; the logo fades over 0.1 s after 0.1 s; the text fades over
-    /// 0.3 s; the window settles 1.05 → 1 over 0.6 s.
+    /// 0.3 s; the window settles 1.05 → 1 over 0.6 s. At the end the article sets
+    /// `mainWindow.layer.mask = nil`: `mask.hidden` becomes 1 at exactly 0.6 s (a hidden mask
+    /// masks nothing, so the whole window shows).
     static let yulaMaskReveal = """
     {
       "name": "yula-mask-reveal",
@@ -43,7 +49,7 @@ extension Presets {
       ],
       "layers": [
         {"id": "window", "description": "the destination's main window", "initial": {"scale": 1}},
-        {"id": "mask", "description": "logo-shaped hole in the window; scale 1 = the splash logo's frame"},
+        {"id": "mask", "description": "logo-shaped hole in the window; scale 1 = the splash logo's frame", "initial": {"hidden": 0}},
         {"id": "logo", "description": "the logo under the hole", "initial": {"opacity": 1}},
         {"id": "splash", "description": "foreground splash, hidden as the reveal starts", "initial": {"opacity": 0}},
         {"id": "backdrop", "description": "background splash below the window", "initial": {"opacity": 1}},
@@ -57,6 +63,8 @@ extension Presets {
                        "timingFunctions": ["easeInEaseOut", "easeOut"]}},
         {"layer": "mask", "property": "rotation", "from": 0, "to": "-atan(mask.y / mask.x)",
          "duration": 0.6, "fill": "forwards"},
+        {"layer": "mask", "property": "hidden", "duration": 0.6, "fill": "forwards",
+         "keyframes": {"values": [0, 1], "keyTimes": [0, 1], "calculationMode": "discrete"}},
         {"layer": "logo", "property": "scale", "duration": 0.6, "fill": "forwards",
          "keyframes": {"values": [1, 0.85, "18 * screen.height / 667"], "keyTimes": [0, 0.2, 1],
                        "timingFunctions": ["easeInEaseOut", "easeOut"]}},

@@ -1,0 +1,89 @@
+import CCairo
+
+/// A rendered frame: a cairo ARGB32 image surface (premultiplied, native-endian 0xAARRGGBB).
+public final class Image {
+    let surface: OpaquePointer
+    public let width: Int
+    public let height: Int
+
+    /// A transparent image. Sizes are checked by the callers (`SceneRenderer.Limits`).
+    init(width: Int, height: Int) {
+        surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))
+        self.width = width
+        self.height = height
+    }
+
+    init(adopting surface: OpaquePointer) {
+        self.surface = surface
+        width = Int(cairo_image_surface_get_width(surface))
+        height = Int(cairo_image_surface_get_height(surface))
+    }
+
+    deinit { cairo_surface_destroy(surface) }
+
+    /// The premultiplied pixel at (x, y) as 0xAARRGGBB.
+    public func argb(_ x: Int, _ y: Int) -> UInt32 {
+        cairo_surface_flush(surface)
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        let data = cairo_image_surface_get_data(surface)!
+        return data.advanced(by: y * stride + x * 4).withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee }
+    }
+
+    /// The pixel at (x, y) as straight (not premultiplied) 8-bit RGBA.
+    public func rgba(_ x: Int, _ y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+        let p = argb(x, y)
+        let a = UInt8(p >> 24)
+        func straight(_ c: UInt32) -> UInt8 { a == 0 ? 0 : UInt8(min(255, (c * 255 + UInt32(a) / 2) / UInt32(a))) }
+        return (straight((p >> 16) & 0xFF), straight((p >> 8) & 0xFF), straight(p & 0xFF), a)
+    }
+
+    /// Every pixel, row by row (premultiplied 0xAARRGGBB).
+    public var pixels: [UInt32] {
+        cairo_surface_flush(surface)
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        let data = UnsafeRawPointer(cairo_image_surface_get_data(surface)!)
+        var result = [UInt32](repeating: 0, count: width * height)
+        result.withUnsafeMutableBytes { out in
+            for y in 0..<height {
+                out.baseAddress!.advanced(by: y * width * 4).copyMemory(from: data.advanced(by: y * stride), byteCount: width * 4)
+            }
+        }
+        return result
+    }
+
+    public func writePNG(to path: String) throws(RenderError) {
+        cairo_surface_flush(surface)
+        let status = cairo_surface_write_to_png(surface, path)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw RenderError("cannot write \(path): \(String(cString: cairo_status_to_string(status)))")
+        }
+    }
+
+    /// Reads a PNG written by `writePNG` (goldens); nil when unreadable.
+    public static func readPNG(_ path: String) -> Image? {
+        let surface = cairo_image_surface_create_from_png(path)!
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
+              cairo_image_surface_get_format(surface) == CAIRO_FORMAT_ARGB32 || cairo_image_surface_get_format(surface) == CAIRO_FORMAT_RGB24 else {
+            cairo_surface_destroy(surface)
+            return nil
+        }
+        if cairo_image_surface_get_format(surface) == CAIRO_FORMAT_RGB24 {
+            // Opaque PNGs load as RGB24 (alpha byte undefined): copy onto ARGB32.
+            let image = Image(width: Int(cairo_image_surface_get_width(surface)), height: Int(cairo_image_surface_get_height(surface)))
+            let cr = cairo_create(image.surface)!
+            cairo_set_source_surface(cr, surface, 0, 0)
+            cairo_paint(cr)
+            cairo_destroy(cr)
+            cairo_surface_destroy(surface)
+            return image
+        }
+        return Image(adopting: surface)
+    }
+}
+
+/// Why a scene could not be loaded or rendered.
+public struct RenderError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,232 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import CurtainctlSupport
+import CurtainCore
+import CurtainRender
+
+/// `curtainctl render …`: scene + timeline → PNGs. A helper that curtainctl executes (like
+/// curtainctl-config), so that curtainctl itself never loads cairo, pango and librsvg.
+@main
+struct CurtainctlRender: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "curtainctl",
+        abstract: "curtainctl's renderer (run through curtainctl render).",
+        version: CurtainVersion.string,
+        subcommands: [RenderCommand.self, SceneCommand.self]
+    )
+
+    static func main() { runMappingUsageErrors(attachNegativeNumbers(Array(CommandLine.arguments.dropFirst()))) }
+
+    /// "--at -0.1" would read as an option: attach numbers to --at first.
+    static func attachNegativeNumbers(_ arguments: [String]) -> [String] {
+        var result: [String] = [], index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument == "--at" else { result.append(argument); continue }
+            var attached = 0
+            while index < arguments.count, Double(arguments[index]) != nil { result.append("--at=\(arguments[index])"); index += 1; attached += 1 }
+            if attached == 0 { result.append(argument) }
+        }
+        return result
+    }
+}
+
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Render a transition over its scene into PNG images.",
+        discussion: """
+        TRANSITION is a preset (\(Presets.all.keys.sorted().joined(separator: ", "))) or a timeline \
+        file. The scene defaults to the shipped yula scene (seed 000); see docs/scene.md. Images \
+        are transparent where the overlay does not paint (where the app shows), unless \
+        --destination gives a stand-in app colour.
+
+        Examples:
+          curtainctl render yula-mask-reveal --at 0 0.12 0.3 0.6 --out frames/
+          curtainctl render yula-mask-reveal --fps 30 --destination '#2ecc71' --out frames/
+          curtainctl render yula-mask-reveal --destination '#2ecc71' --sheet reveal.png
+          curtainctl render yula-mask-reveal --appear yula-appear --fps 20 --sheet launch.png
+        """
+    )
+
+    @Argument(help: ArgumentHelp("A preset name or a timeline file.", valueName: "transition"))
+    var transition: String
+
+    @Option(help: ArgumentHelp("The scene file (*.scene.json); default: the shipped yula scene.", valueName: "file"))
+    var scene: String?
+
+    @Option(help: ArgumentHelp("Output size in pixels (one point = one pixel), at most 8192×8192.", valueName: "WxH"))
+    var size: String = "375x667"
+
+    @Option(parsing: .upToNextOption, help: ArgumentHelp("Times in seconds to render (repeatable).", valueName: "seconds"))
+    var at: [Double] = []
+
+    @Option(help: "Render every frame from 0 to the transition's end at this rate (1 to 240).")
+    var fps: Double?
+
+    @Option(help: ArgumentHelp("Directory for the PNGs (created if missing).", valueName: "dir"))
+    var out: String?
+
+    @Option(help: ArgumentHelp("A stand-in app colour composited below (#rrggbb[aa]).", valueName: "color"))
+    var destination: String?
+
+    @Option(help: ArgumentHelp("Also write a contact sheet of the whole transition to this PNG.", valueName: "file"))
+    var sheet: String?
+
+    @Option(help: ArgumentHelp("Play this appear transition first (e.g. yula-appear): times then run over both, the reveal starting where the appear ends.", valueName: "transition"))
+    var appear: String?
+
+    @Option(name: .customLong("text-variant"), help: "The launch's text variant (chooses among a text layer's variants).")
+    var textVariant: Int = 0
+
+    @Option(name: .customLong("param"), help: ArgumentHelp("Bind a timeline parameter, e.g. mask.x=100 (repeatable).", valueName: "name=value"))
+    var parameters: [String] = []
+
+    /// Most images one run writes.
+    static let maximumFrames = 10_000
+
+    func run() throws {
+        let (width, height) = try parseSize()
+        guard at.isEmpty || fps == nil else { throw fail("render", "give --at or --fps, not both") }
+        guard out != nil || sheet != nil else { throw fail("render", "nothing to write: give --out DIR and/or --sheet FILE.png") }
+        if out != nil, at.isEmpty, fps == nil { throw fail("render", "--out needs --at T… or --fps N") }
+        if let fps { guard fps.isFinite, (1...240).contains(fps) else { throw fail("render", "--fps \(fps) is outside 1…240") } }
+        for t in at where !t.isFinite || abs(t) > Timeline.Limits.seconds { throw fail("render", "--at \(t) is not a time within ±\(Timeline.Limits.seconds) s") }
+        var stand: Color? = nil
+        if let destination {
+            guard let color = Color(hex: destination) else { throw fail("render", "--destination '\(destination)' is not a #rgb, #rgba, #rrggbb or #rrggbbaa colour") }
+            stand = color
+        }
+
+        let document = try loadTimeline(transition)
+        var bound: [String: Double] = ["screen.width": Double(width), "screen.height": Double(height)]
+        for pair in parameters {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, !parts[0].isEmpty, let value = Double(parts[1]), value.isFinite else { throw fail("render", "--param '\(pair)' is not name=number") }
+            bound[String(parts[0])] = value
+        }
+        let timeline: Timeline
+        do { timeline = try Timeline(document: document, parameters: bound) } catch { throw fail("render", "\(transition): \(error)") }
+        var first: Timeline? = nil
+        if let appear {
+            do { first = try Timeline(document: try loadTimeline(appear), parameters: bound) } catch let error as TimelineError { throw fail("render", "\(appear): \(error)") }
+            guard first!.duration.isFinite else { throw fail("render", "\(appear) repeats for ever; it cannot come first") }
+        }
+        let renderer: SceneRenderer
+        let path = try scenePath()
+        do { renderer = try SceneRenderer(sceneFile: path) } catch { throw fail("render", error.message) }
+
+        let offset = first?.duration ?? 0
+        let duration = offset + timeline.duration
+        guard duration.isFinite else { throw fail("render", "\(timeline.name) repeats for ever; render it with --at") }
+        let name = first.map { "\($0.name)+\(timeline.name)" } ?? timeline.name
+        func frame(_ t: Double) throws -> Image {
+            let values = if let first, t < offset { first.keyedValues(first.evaluate(at: t)) } else { timeline.keyedValues(timeline.evaluate(at: t - offset)) }
+            do {
+                return try renderer.render(values: values, width: width, height: height, textVariant: textVariant, destination: stand)
+            } catch { throw fail("render", error.message) }
+        }
+
+        var times = at
+        if let fps {
+            let last = Int((duration * fps - 1e-9).rounded(.up))
+            guard last < Self.maximumFrames else { throw fail("render", "\(last + 1) frames is more than the limit of \(Self.maximumFrames)") }
+            times = (0...max(last, 0)).map { min(Double($0) / fps, duration) }
+        }
+        if let out {
+            guard mkdir(out, 0o755) == 0 || errno == EEXIST else { throw fail("render", "cannot create \(out): \(String(cString: strerror(errno)))") }
+            for (i, t) in times.enumerated() {
+                let suffix = fps != nil ? format4(i) : "t" + milliseconds(t)
+                let file = "\(out)/\(name)-\(suffix).png"
+                do { try frame(t).writePNG(to: file) } catch let error as RenderError { throw fail("render", error.message) }
+                print(file)
+            }
+        }
+        if let sheet {
+            // The whole transition: the given times, or 10 evenly spaced frames with the end.
+            var sheetTimes = times
+            if sheetTimes.isEmpty { sheetTimes = (0...9).map { duration * Double($0) / 9 } }
+            guard sheetTimes.count <= ContactSheet.maximumFrames else {
+                throw fail("render", "\(sheetTimes.count) frames is more than a contact sheet's limit of \(ContactSheet.maximumFrames); lower --fps")
+            }
+            var frames: [(time: Double, image: Image)] = []
+            for t in sheetTimes { frames.append((t, try frame(t))) }
+            do {
+                let title = "\(name) over \((renderer.path as String).split(separator: "/").last ?? "") at \(width)×\(height)"
+                try ContactSheet.make(title: title, frames: frames).writePNG(to: sheet)
+            } catch { throw fail("render", error.message) }
+            print(sheet)
+        }
+    }
+
+    func format4(_ i: Int) -> String { let s = String(i); return String(repeating: "0", count: max(0, 4 - s.count)) + s }
+
+    func milliseconds(_ t: Double) -> String {
+        let ms = Int((t * 1000).rounded())
+        return (ms < 0 ? "-" : "") + format4(abs(ms)) + "ms"
+    }
+
+    func parseSize() throws -> (Int, Int) {
+        let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else { throw fail("render", "--size '\(size)' is not WIDTHxHEIGHT (e.g. 375x667)") }
+        let limit = SceneRenderer.Limits.outputDimension
+        guard (1...limit).contains(w), (1...limit).contains(h) else { throw fail("render", "--size \(w)x\(h) is outside 1…\(limit) in each dimension") }
+        return (w, h)
+    }
+
+    func loadTimeline(_ transition: String) throws -> TimelineDocument {
+        if Files.exists(transition) {
+            do { return try TimelineDocument(json: try Files.read(transition)) } catch { throw fail("render", "\(transition): \(error)") }
+        }
+        if let preset = Presets.document(named: transition) { return preset }
+        throw fail("render", "'\(transition)' is neither a file nor a preset (presets: \(Presets.all.keys.sorted().joined(separator: ", ")))")
+    }
+
+    /// --scene, or the shipped yula scene: $CURTAIN_SCENES, then share/curtain/scenes next to
+    /// the installed binary, then scenes/ of the source tree the binary was built in.
+    func scenePath() throws -> String {
+        if let scene { return scene }
+        let relative = "yula/yula.scene.json"
+        if let env = getenv("CURTAIN_SCENES") { return String(cString: env) + "/" + relative }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        var directory = length > 0 ? String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "."
+        var candidates: [String] = []
+        while let slash = directory.lastIndex(of: "/"), !directory.isEmpty {
+            directory = String(directory[..<slash])
+            candidates.append(directory + "/share/curtain/scenes/" + relative)
+            candidates.append(directory + "/scenes/" + relative)
+        }
+        if let found = candidates.first(where: { Files.exists($0) }) { return found }
+        throw fail("render", "the shipped scene \(relative) is not installed; give --scene FILE or set CURTAIN_SCENES")
+    }
+}
+
+/// `curtainctl scene check PATH`: validates a scene and loads its assets, as a renderer would.
+struct SceneCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scene", abstract: "Check scene files (docs/scene.md).", subcommands: [Check.self])
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Validate a scene: the document (with line:column for JSON syntax, a key path otherwise), masks, limits and every asset.")
+
+        @Argument(help: ArgumentHelp("The scene file (*.scene.json).", valueName: "path"))
+        var path: String
+
+        func run() throws {
+            let renderer: SceneRenderer
+            do { renderer = try SceneRenderer(sceneFile: path) } catch {
+                var stderr = StandardError()
+                print("curtainctl scene check: \(error.message)", to: &stderr)
+                throw ExitCode(2)
+            }
+            let scene = try renderer.scene(width: 375, height: 667)
+            let assets = scene.assetPaths
+            print("\(path): ok — \(scene.allLayers.count) layers, \(assets.count) asset\(assets.count == 1 ? "" : "s")\(assets.isEmpty ? "" : " (" + assets.joined(separator: ", ") + ")")")
+        }
+    }
+}
