@@ -146,13 +146,21 @@ if ProcessInfo.processInfo.environment["CURTAIN_BENCHMARKS"] != nil {
         ))
 }
 
-// The libFuzzer target (Fuzz/run, `make fuzz`) is only part of the package when CURTAIN_FUZZ
-// is set, because it must be built with -sanitize=fuzzer and -parse-as-library.
+// The libFuzzer targets (Fuzz/run, `make fuzz`) are only part of the package when CURTAIN_FUZZ
+// is set, because they must be built with -sanitize=fuzzer and -parse-as-library.
+// VarlinkFuzz: the parsers facing untrusted bytes. LauncherFuzz: curtaind's real
+// io.curtain.Launcher and io.curtain.App bindings, given typed calls with hostile values.
 if ProcessInfo.processInfo.environment["CURTAIN_FUZZ"] != nil {
     package.targets.append(
         .executableTarget(
             name: "VarlinkFuzz",
             dependencies: ["JSON", "Varlink", "VarlinkNIO", .product(name: "NIOEmbedded", package: "swift-nio")],
             path: "Fuzz/VarlinkFuzz"
+        ))
+    package.targets.append(
+        .executableTarget(
+            name: "LauncherFuzz",
+            dependencies: ["CurtainConfig", "CurtainDaemon", "JSON", "Varlink"],
+            path: "Fuzz/LauncherFuzz"
         ))
 }
