@@ -57,14 +57,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 /// Runs one call to its end (a stream is cancelled first) on the concurrency pool, while the
-/// fuzzer's thread waits.
+/// fuzzer's thread waits — until the call's task has ended and let go of the service, so that
+/// a leak check after the input never sees a service the task is still releasing.
 func run(_ service: VarlinkService, _ call: VarlinkCall) {
     let done = DispatchSemaphore(value: 0)
-    let task = Task {
-        await service.handle(call, peer: root) { _ in }
+    let task = Task { await service.handle(call, peer: root) { _ in } }
+    if call.more { task.cancel() }
+    Task {
+        await task.value
         done.signal()
     }
-    if call.more { task.cancel() }
     done.wait()
 }
 
