@@ -149,7 +149,8 @@ extension LaunchDriverTests {
         #expect(try Wire.elements(frames(1) { _ in String(repeating: "a", count: 64) }).count == 1)
         #expect(throws: VarlinkError.invalidParameter("elements")) { try Wire.elements(frames(1) { _ in String(repeating: "a", count: 65) }) }
         #expect(throws: VarlinkError.invalidParameter("elements")) { try Wire.elements(frames(1) { _ in "logo.x" }) }
-        #expect(throws: VarlinkError.invalidParameter("elements")) {
+        // A bad number is named exactly.
+        #expect(throws: VarlinkError.invalidParameter("elements.logo.width")) {
             try Wire.elements(.object(["logo": .object(["x": 0, "y": 0, "width": -1, "height": 1])]))
         }
     }
