@@ -60,13 +60,12 @@ import Varlink
         let second = await rig.next()
         #expect(second["frame"] == 1 && second["time"] == .float(1.0 / 10))
 
-        // 0.45 s late: the appear has ended meanwhile (0.3 s); one frame, for the next
-        // deadline (0.6 s: FrameGrid never stamps a frame before the moment it is computed),
-        // showing the appear's last state — frames 2 to 5 are skipped, not burst.
+        // 0.45 s late: the appear has ended meanwhile (0.3 s); one frame, the current one,
+        // showing the appear's last state — frames 2 to 4 are skipped, not burst.
         await rig.advance(0.45)
         #expect(await rig.next()["to"] == "holding")
         let late = await rig.next()
-        #expect(late["frame"] == 6 && late["time"] == .float(6.0 / 10))
+        #expect(late["frame"] == 5 && late["time"] == .float(5.0 / 10))
         let appear = try LaunchDriver<ManualClock>.compile(Self.configuration).appear
         let expected = appear.evaluate(at: appear.duration)
         if case .object(let values)? = late["values"], let index = expected.values.indices.first {

@@ -39,6 +39,19 @@ public enum Presets {
         }
     }
 
+    /// `document` with the defaults of the named parameters replaced (a configured slide
+    /// direction); nil when the document does not declare every one of them.
+    public static func document(_ document: TimelineDocument, defaults: [String: Double]) -> TimelineDocument? {
+        var result = document
+        var parameters = document.parameters ?? []
+        for (name, value) in defaults {
+            guard let index = parameters.firstIndex(where: { $0.name == name }) else { return nil }
+            parameters[index].default = .number(value)
+        }
+        result.parameters = parameters
+        return result
+    }
+
     /// The reduced-motion variant of every transition: a plain cross-fade.
     public static let reducedMotionAppear = "fade-in"
     public static let reducedMotionReveal = "fade"

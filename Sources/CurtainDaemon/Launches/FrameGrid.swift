@@ -1,11 +1,11 @@
 /// The display's frame deadlines: frame k is due at k / fps seconds of daemon time — absolute
 /// deadlines, like vsync, so a late wake-up never shifts the frames after it. After an
-/// overrun only one frame is produced: missed ones are skipped, never burst.
+/// overrun only the current frame is produced: missed ones are skipped, never burst.
 ///
-/// A frame is produced for the first deadline at or after the moment it is computed, and
-/// stamped (and evaluated) at that deadline — the vsync it is shown at. So a transition that
-/// starts between deadlines, or a launch requested between them, never gets a frame stamped
-/// before it began (the frame just before would show a moment that had not happened yet).
+/// A frame is never stamped before the transition it shows began: given the transition's
+/// start (`notBefore`), a deadline before it gives way to the next one (the frame then shows
+/// the first vsync after the start; without this, a reveal begun at 4.4755 s got a frame
+/// stamped 4.4667 s — a moment before it began, or before the launch was requested).
 struct FrameGrid: Sendable, Hashable {
     let fps: Double
 
@@ -19,24 +19,25 @@ struct FrameGrid: Sendable, Hashable {
         Int((t * fps + 1e-7).rounded(.down))
     }
 
-    /// The first deadline at or after `t` (with the same tolerance as `frame(at:)`, so that
-    /// waking on a deadline gives that deadline).
+    /// The first deadline at or after `t` (with the same tolerance as `frame(at:)`).
     func nextFrame(at t: Double) -> Int {
         Int((t * fps - 1e-7).rounded(.up))
     }
 
-    /// The frame to produce at `t` after `last` was produced — the next deadline at or after
-    /// `t` — or nil when that one was produced already.
-    func due(at t: Double, after last: Int?) -> Int? {
-        let next = nextFrame(at: t)
-        if let last, next <= last { return nil }
-        return next
+    /// The frame to produce at `t` after `last` was produced: nil when it is not yet due. With
+    /// `start` (when the transition shown began), never a frame stamped before it: the first
+    /// deadline at or after the start instead, evaluated and stamped at that deadline.
+    func due(at t: Double, after last: Int?, notBefore start: Double? = nil) -> Int? {
+        var current = frame(at: t)
+        if let start, time(of: current) < start - 1e-9 { current = max(current, nextFrame(at: start)) }
+        if let last, current <= last { return nil }
+        return current
     }
 
-    /// When to compute the next frame: at the deadline after `last`, or — when nothing has
-    /// been shown yet — now (`due` then gives the next deadline's frame). A deadline in the
-    /// past means "now".
+    /// When the next frame is due: the one after `last`, or — when nothing has been shown
+    /// yet — the current one (at once). A deadline in the past means "now"; `due` then skips
+    /// to the current frame.
     func nextDeadline(after last: Int?, from t: Double) -> Double {
-        last.map { time(of: $0 + 1) } ?? t
+        time(of: last.map { $0 + 1 } ?? frame(at: t))
     }
 }
