@@ -121,6 +121,35 @@ import Testing
         #expect(value(t, "backdrop", "opacity", at: 100) == .scalar(0.5))   // and stays
     }
 
+    /// Transform's 3-D parts: written, interpolated, projected; and how a renderer reads them.
+    @Test func rotationYAndPerspective() throws {
+        let document = try TimelineDocument(json: Array("""
+        {"name": "t", "animations": [{"layer": "card", "property": "transform", "from": {"rotationY": 0, "m34": 0},
+          "to": {"rotationY": 1, "m34": -0.002, "scale": 2}, "duration": 1}]}
+        """.utf8))
+        let t = try Timeline(document: document)
+        #expect(value(t, "card", "transform", at: 0.5) == .transform(Transform(scaleX: 1.5, scaleY: 1.5, rotationY: 0.5, m34: -0.001)))
+        #expect(Value.componentNames(.transform) == ["scaleX", "scaleY", "rotation", "translationX", "translationY", "rotationY", "m34"])
+        // x' = x·cos θ / w, y' = y / w, w = 1 − m34·x·sin θ.
+        let flip = Transform(rotationY: .pi / 3, m34: -0.002)
+        let p = flip.project(x: 100, y: 50)!
+        let w = 1 + 0.002 * 100 * (3.0).squareRoot() / 2
+        #expect(abs(p.x - 100 * 0.5 / w) < 1e-12 && abs(p.y - 50 / w) < 1e-12)
+        #expect(Transform(rotationY: .pi / 2).project(x: 100, y: 5)!.x.magnitude < 1e-12)   // edge-on
+        #expect(Transform(rotationY: -.pi / 2, m34: -0.01).project(x: 100, y: 0) == nil)    // at the eye
+        #expect(!Transform.identity.hasDepth && flip.hasDepth)
+    }
+
+    @Test func blurRadiusLimit() throws {
+        let layer = SceneLayer(id: "b", bounds: .init(x: 0, y: 0, width: 1, height: 1), position: .init(x: 0, y: 0))
+        func blur(_ r: Double) -> Double { LayerPresentation(layer, values: ["b.blurRadius": .scalar(r)]).blurRadius }
+        #expect(blur(LayerPresentation.maximumBlurRadius) == 250)
+        #expect(blur(250.5) == 250)   // one past the limit: clamped
+        #expect(blur(-1) == 0 && blur(.nan) == 0 && blur(20) == 20)
+        let turned = LayerPresentation(layer, values: ["b.rotationY": .scalar(0.3), "b.m34": .scalar(-0.002)]).transform
+        #expect(turned.rotationY == 0.3 && turned.m34 == -0.002)
+    }
+
     @Test func fadeIsThePlainCrossFade() throws {
         let t = try timeline(Presets.reducedMotionReveal)
         #expect(value(t, "splash", "opacity", at: 0.15).component(0) > 0 && value(t, "splash", "opacity", at: 0.3) == .scalar(0))
