@@ -57,8 +57,10 @@ public final class SceneRenderer {
     /// One frame: `values` keyed `layer.property` (a timeline frame's, see
     /// `Timeline.keyedValues`), `textVariant` choosing among text variants. Transparent where
     /// the overlay does not paint, unless `destination` gives a stand-in app colour below.
+    /// `previous` is what was on screen before the transition (Plymouth's retain; seed 003):
+    /// layers marked `retained` show it in place of their own content.
     public func render(values: [String: Value], width: Int, height: Int, textVariant: Int = 0,
-                       destination: Color? = nil) throws(RenderError) -> Image {
+                       destination: Color? = nil, previous: Image? = nil) throws(RenderError) -> Image {
         guard (1...Limits.outputDimension).contains(width), (1...Limits.outputDimension).contains(height) else {
             throw RenderError("the output size \(width)×\(height) is outside 1…\(Limits.outputDimension) in each dimension")
         }
@@ -66,7 +68,8 @@ public final class SceneRenderer {
         let image = Image(width: width, height: height)
         let cr = cairo_create(image.surface)!
         defer { cairo_destroy(cr) }
-        let painter = Painter(scene: scene, assets: assets, values: values, textVariant: textVariant, cr: cr)
+        var painter = Painter(scene: scene, assets: assets, values: values, textVariant: textVariant, cr: cr)
+        painter.previous = previous
         for layer in scene.layers { painter.draw(layer) }
         guard let destination else { return image }
         let composite = Image(width: width, height: height)
@@ -80,13 +83,16 @@ public final class SceneRenderer {
     }
 }
 
-/// One frame's drawing pass.
-private struct Painter {
+/// One frame's drawing pass (3-D layers and blur: Effects.swift).
+struct Painter {
     let scene: Scene
     let assets: [String: Asset]
     let values: [String: Value]
     let textVariant: Int
-    let cr: OpaquePointer
+    /// The context drawn into (Effects.swift points a copy at an offscreen surface).
+    var cr: OpaquePointer
+    /// The previous screen, shown by `retained` layers.
+    var previous: Image?
     let maskIDs: Set<String>
     let byID: [String: SceneLayer]
 
@@ -112,14 +118,24 @@ private struct Painter {
         guard p.isVisible else { return }
         cairo_save(cr)
         defer { cairo_restore(cr) }
+        if needsEffects(layer, p) { drawWithEffects(layer, p); return }
         applyGeometry(p)
+        drawBody(layer, p)
+    }
+
+    /// The layer in its own coordinates: contents, sublayers, mask and opacity.
+    func drawBody(_ layer: SceneLayer, _ p: LayerPresentation) {
         if layer.role == .destination { drawDestination(layer, p); return }
 
         let mask = layer.mask.flatMap { maskPattern($0) }
         let grouped = p.opacity < 1 || mask != nil
         if grouped { cairo_push_group(cr) }
-        paintContents(layer, p)
-        for sub in layer.sublayers { draw(sub) }
+        if layer.retained, let previous {
+            paintRetained(previous, p.bounds)
+        } else {
+            paintContents(layer, p)
+            for sub in layer.sublayers { draw(sub) }
+        }
         if grouped {
             if let mask {
                 // Content inside the mask's alpha, then the layer's opacity over the result.
@@ -148,6 +164,22 @@ private struct Painter {
     /// The destination rule: clear frame ∩ mask (times the layer's opacity) to alpha 0, then
     /// paint the sublayers there, above the app.
     func drawDestination(_ layer: SceneLayer, _ p: LayerPresentation) {
+        let visible = destinationRegion(layer, p)
+        defer { cairo_pattern_destroy(visible) }
+        cairo_set_operator(cr, CAIRO_OPERATOR_DEST_OUT)
+        cairo_set_source_rgba(cr, 0, 0, 0, 1)
+        cairo_mask(cr, visible)
+        cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
+        guard !layer.sublayers.isEmpty else { return }
+        cairo_push_group(cr)
+        for sub in layer.sublayers { draw(sub) }
+        cairo_pop_group_to_source(cr)
+        cairo_mask(cr, visible)
+    }
+
+    /// A destination's visible region as an alpha pattern: its frame (rounded) ∩ its mask,
+    /// times its opacity.
+    func destinationRegion(_ layer: SceneLayer, _ p: LayerPresentation) -> OpaquePointer {
         let mask = layer.mask.flatMap { maskPattern($0) }
         cairo_push_group_with_content(cr, CAIRO_CONTENT_ALPHA)
         roundedRect(p.bounds, p.cornerRadius)
@@ -160,17 +192,7 @@ private struct Painter {
             cairo_set_source_rgba(cr, 0, 0, 0, 1)
             cairo_paint_with_alpha(cr, p.opacity)
         }
-        let visible = cairo_pop_group(cr)!
-        defer { cairo_pattern_destroy(visible) }
-        cairo_set_operator(cr, CAIRO_OPERATOR_DEST_OUT)
-        cairo_set_source_rgba(cr, 0, 0, 0, 1)
-        cairo_mask(cr, visible)
-        cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
-        guard !layer.sublayers.isEmpty else { return }
-        cairo_push_group(cr)
-        for sub in layer.sublayers { draw(sub) }
-        cairo_pop_group_to_source(cr)
-        cairo_mask(cr, visible)
+        return cairo_pop_group(cr)!
     }
 
     /// The mask's alpha as a pattern in the masked layer's space (Core Animation: the mask's
