@@ -31,6 +31,9 @@ extension Painter {
         cairo_scale(cr, b.width / Double(image.width), b.height / Double(image.height))
         cairo_set_source_surface(cr, image.surface, 0, 0)
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+        // Scaled, the filter samples past the image's edge: PAD repeats the edge pixels there
+        // instead of fading the border towards transparent.
+        cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
         cairo_paint(cr)
     }
 
