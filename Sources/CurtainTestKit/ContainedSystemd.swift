@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 
 /// A real systemd (the host's /lib/systemd/systemd) booted as PID 1 of its own namespaces on an
 /// overlay of / with a tmpfs upper layer, by tools/contained-systemd: nothing it does reaches
@@ -19,6 +20,7 @@ public final class ContainedSystemd: Sendable {
     /// PID 1 of the container as the host sees it (nsenter's target).
     public let pid1: pid_t
     private let process: TestProcess
+    private let ended = Atomic(false)
 
     /// What a command run in the container printed and how it ended.
     public struct Result: Sendable, CustomStringConvertible {
@@ -91,7 +93,8 @@ public final class ContainedSystemd: Sendable {
 
     deinit {
         // A test that failed before shutdown(): the namespace's PID 1 takes the rest with it.
-        kill(pid1, SIGKILL)
+        // (Never after it: the number may belong to another process by then.)
+        if !ended.load(ordering: .acquiring) { kill(pid1, SIGKILL) }
     }
 
     /// Runs `command` inside the container (its mount and PID namespaces, a clean environment).
@@ -129,6 +132,20 @@ public final class ContainedSystemd: Sendable {
                        "sh", path, text, mode])
     }
 
+    /// Follows the container's journal from the host (`journalctl --root=/proc/PID/root -f`,
+    /// after the current end, `arguments` as filters): `waitFor` on it sees new entries only.
+    /// Read from the host on purpose: a process of the container's PID namespace whose parent
+    /// is a host process (an `nsenter`) would, once it ended unreaped, hold up the power-off.
+    public func followJournal(_ arguments: String...) async throws -> TestProcess {
+        let root = "/proc/\(pid1)/root"
+        let cursor = try await TestProcess.run("/usr/bin/journalctl", ["--root", root, "-n", "0", "--show-cursor", "--no-pager"],
+                                               environment: Self.commandEnvironment, inherit: false)
+        let value = cursor.stdout.split(separator: "\n").compactMap { $0.hasPrefix("-- cursor: ") ? $0.dropFirst(11) : nil }.last.map(String.init)
+        let from = value.map { ["--after-cursor", $0] } ?? ["-n", "0"]
+        return try await TestProcess("/usr/bin/journalctl", ["--root", root, "--no-pager", "-f"] + from + arguments,
+                                     environment: Self.commandEnvironment, inherit: false)
+    }
+
     /// Everything the script and systemd printed on the console so far.
     public var output: String { process.output }
 
@@ -137,8 +154,18 @@ public final class ContainedSystemd: Sendable {
     /// on a clean power-off.
     @discardableResult
     public func shutdown(within seconds: Double = shutdownTimeout) async -> Int32 {
+        if ended.load(ordering: .acquiring) { return await process.finish(within: seconds).status }
         _ = try? await systemctl("poweroff", "--no-block", within: seconds)
-        return await process.finish(within: seconds).status
+        let pid1 = self.pid1
+        let deadline = Task {
+            try? await Task.sleep(for: .seconds(seconds))   // ok-sleep: an upper bound, not synchronisation
+            if !Task.isCancelled { kill(pid1, SIGKILL) }
+        }
+        // The script ends after PID 1 (it removes the container's cgroup last).
+        let status = await process.finish(within: seconds + 10).status
+        deadline.cancel()
+        ended.store(true, ordering: .releasing)
+        return status
     }
 }
 

@@ -38,15 +38,6 @@ struct CurtaindUnitTests {
         await rawVarlinkCall("/proc/\(systemd.pid1)/root\(Self.socket)", #"{"method":"io.curtain.Launcher.\#(method)","parameters":\#(parameters)}"#)
     }
 
-    /// Starts following the journal of `unit` from now on; `waitFor` then sees only new lines.
-    func follow(_ unit: String) async throws -> TestProcess {
-        let cursor = try await systemd.journalctl("-n", "0", "--show-cursor")
-        let value = cursor.stdout.split(separator: "\n").compactMap { $0.hasPrefix("-- cursor: ") ? $0.dropFirst(11) : nil }.last.map(String.init)
-        var arguments = ["--target", "\(systemd.pid1)", "--mount", "--pid", "--", "journalctl", "--no-pager", "-f", "-u", unit]
-        arguments += value.map { ["--after-cursor", $0] } ?? ["-n", "0"]
-        return try await TestProcess("/usr/bin/nsenter", arguments, environment: ContainedSystemd.commandEnvironment, inherit: false)
-    }
-
     /// Makes sure curtaind runs (a Ping activates it through the socket).
     func activate() async throws {
         try await systemd.run(["curtainctl", "ping"]).check("curtainctl ping")
@@ -79,12 +70,20 @@ struct CurtaindUnitTests {
         let pid = try await service()["MainPID"]
         let original = try await systemd.run(["cat", Self.configuration])
         try original.check("cat the configuration")
-        defer { Task { [systemd] in _ = try? await systemd.write(original.stdout, to: Self.configuration) } }
+        // The shipped file comes back whatever happens: the other tests use it.
+        var failure: (any Error)?
+        do { try await reloadGoodThenBroken(original.stdout, pid: pid) } catch { failure = error }
+        try await systemd.write(original.stdout, to: Self.configuration).check("restore the configuration")
+        try await systemd.systemctl("reload", "curtaind").check("systemctl reload (restored)")
+        if let failure { throw failure }
+    }
+
+    func reloadGoodThenBroken(_ original: String, pid: String?) async throws {
         let resolve = #"{"route":{"deeplink":"test://reloaded"}}"#
         // Before: the link is unmatched and goes to the fallback.
         #expect(await call("Resolve", resolve)?.contains(#""reason":"unmatched""#) == true)
 
-        let good = original.stdout + """
+        let good = original + """
 
             [[routes.deeplink]]
             pattern = "test://reloaded"
@@ -93,7 +92,8 @@ struct CurtaindUnitTests {
 
             """
         try await systemd.write(good, to: Self.configuration).check("write the good file")
-        let journal = try await follow("curtaind")
+        let journal = try await systemd.followJournal("-u", "curtaind")
+        defer { journal.signal(SIGTERM) }
         try await systemd.systemctl("reload", "curtaind").check("systemctl reload (good)")
         #expect(await journal.waitFor("configuration reloaded", within: 15), "\(journal.output)")
         #expect(try await service()["StatusText"]?.contains("configuration reloaded") == true)
@@ -107,9 +107,6 @@ struct CurtaindUnitTests {
         #expect(after["ActiveState"] == "active" && after["MainPID"] == pid, "\(after)")
         // The good file's route is still in force.
         #expect(await call("Resolve", resolve)?.contains(#""app":"chat""#) == true)
-        await journal.stop()
-        try await systemd.write(original.stdout, to: Self.configuration).check("restore the configuration")
-        try await systemd.systemctl("reload", "curtaind").check("systemctl reload (restore)")
     }
 
     @Test("a launch spawns the demo app inside the sandbox; the journal has its fields and MESSAGE_IDs")
@@ -147,7 +144,7 @@ struct CurtaindUnitTests {
     func watchdogRestartsAWedgedDaemon() async throws {
         try await activate()
         let before = try await service()
-        let journal = try await follow("curtaind")
+        let journal = try await systemd.followJournal("-u", "curtaind")
         try await systemd.systemctl("kill", "--kill-whom=main", "--signal=SIGUSR2", "curtaind").check("systemctl kill -s SIGUSR2")
         // Pings stop; systemd says so after WatchdogSec, kills it (SIGABRT) and starts it again.
         #expect(await journal.waitFor("Watchdog timeout", within: Double(Self.watchdogSeconds) + 15), "\(journal.output)")
