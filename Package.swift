@@ -132,6 +132,9 @@ let package = Package(
         // Runs the built varlink-certification against the official clients and servers.
         .testTarget(name: "CertificationTests", dependencies: ["CurtainTestKit"]),
         .testTarget(name: "CurtainctlTests", dependencies: ["CurtainCore", "CurtainTestKit"]),
+        // curtaind as installed, under a real systemd booted in namespaces (tools/contained-systemd,
+        // docs/testing.md). Root only.
+        .testTarget(name: "SystemdIntegrationTests", dependencies: ["CurtainDaemon", "CurtainTestKit"]),
     ]
 )
 
