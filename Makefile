@@ -31,7 +31,7 @@ release: setup
 	$(SWIFT) build -c release
 
 # Every test (the certification suites need the python venv and varlink-go from setup),
-# then a bounded fixed-seed fuzzing pass over the Varlink parsers (see Fuzz/run; LAUNCHER_FUZZ_RUNS=20000 adds curtaind's bindings).
+# then a bounded fixed-seed fuzzing pass over the Varlink parsers and curtaind's bindings (see Fuzz/run).
 test: setup
 	$(SWIFT) build
 	CI=$${CI:-} $(SWIFT) test
