@@ -154,6 +154,13 @@ if ProcessInfo.processInfo.environment["CURTAIN_BENCHMARKS"] != nil {
             path: "Benchmarks/VarlinkBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ))
+    package.targets.append(
+        .executableTarget(
+            name: "RenderBenchmarks",
+            dependencies: ["CurtainCore", "CurtainRender", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/RenderBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ))
 }
 
 // The libFuzzer target (Fuzz/run, `make fuzz`) is only part of the package when CURTAIN_FUZZ

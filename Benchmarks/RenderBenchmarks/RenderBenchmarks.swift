@@ -1,0 +1,63 @@
+import Benchmark
+import CurtainCore
+import CurtainRender
+
+/// One 1920×1080 frame of seed 000 drawn by CurtainRender: what a live overlay pays per frame.
+/// Each iteration draws the next frame of the transition at 60 Hz (then it starts over), into a
+/// kept frame buffer:
+/// - naive: every pixel repainted, without the static-layer cache (the reference);
+/// - full: every pixel repainted (`render(values:into:previous: nil)`), static layers cached;
+/// - incremental: only the region that changed since the previous frame (`previous:` given).
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput],
+        scalingFactor: .one,
+        maxDuration: .seconds(3),
+        maxIterations: 100_000
+    )
+    for name in ["yula-mask-reveal", "yula-appear"] {
+        for mode in Player.Mode.allCases {
+            let player = Player(transition: name, mode: mode)
+            Benchmark("render 1920x1080 \(name) \(mode.rawValue)") { benchmark in
+                for _ in benchmark.scaledIterations { blackHole(player.step()) }
+            }
+        }
+    }
+}
+
+/// A transition played frame after frame into one frame buffer. Built (and its caches warmed
+/// by one pass, as a live overlay's would be) outside the measurement.
+final class Player: @unchecked Sendable {
+    enum Mode: String, CaseIterable { case naive, full, incremental }
+    static let width = 1920, height = 1080
+    let renderer: SceneRenderer
+    let image: Image
+    let frames: [[String: Value]]
+    let mode: Mode
+    var index = 0
+    var previous: [String: Value]? = nil
+
+    init(transition: String, mode: Mode) {
+        self.mode = mode
+        let parameters: [String: Double] = ["screen.width": Double(Self.width), "screen.height": Double(Self.height)]
+        let timeline = try! Timeline(document: Presets.document(named: transition)!, parameters: parameters)
+        let count = Int((timeline.duration * 60).rounded(.up)) + 1
+        frames = (0..<count).map { timeline.keyedValues(timeline.evaluate(at: min(Double($0) / 60, timeline.duration))) }
+        renderer = try! SceneRenderer(sceneFile: repositoryRoot() + "/scenes/yula/yula.scene.json", cacheBytes: mode == .naive ? 0 : SceneRenderer.Limits.cacheBytes)
+        image = try! renderer.makeFrame(width: Self.width, height: Self.height)
+        for _ in frames { _ = step() }
+    }
+
+    func step() -> PixelRect? {
+        let values = frames[index % frames.count]
+        let damage = try! renderer.render(values: values, into: image, previous: mode == .incremental ? previous : nil)
+        previous = values
+        index += 1
+        return damage
+    }
+}
+
+/// The source tree: this file is Benchmarks/RenderBenchmarks/RenderBenchmarks.swift.
+func repositoryRoot() -> String {
+    "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+}

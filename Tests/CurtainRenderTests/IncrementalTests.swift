@@ -1,0 +1,85 @@
+import Testing
+import CurtainCore
+@testable import CurtainRender
+
+/// The cache and the damaged-region repaint must draw what a full, uncached repaint draws:
+/// every 30 Hz frame of seed 000's appear and reveal, drawn incrementally into one kept frame
+/// by a caching renderer, against a fresh full render by a renderer without cache, within the
+/// goldens' tolerance (each premultiplied channel within 2/255, at most 250 pixels beyond).
+@Suite struct IncrementalRenderTests {
+    static let scene = YulaRenderTests.repository + "/scenes/yula/yula.scene.json"
+    static let width = 375, height = 667
+
+    func frames(_ name: String) throws -> [[String: Value]] {
+        let timeline = try Timeline(document: Presets.document(named: name)!)
+        let count = Int((timeline.duration * 30).rounded(.up)) + 1
+        return (0..<count).map { timeline.keyedValues(timeline.evaluate(at: min(Double($0) / 30, timeline.duration))) }
+    }
+
+    /// Pixels beyond the tolerance, and the worst channel difference.
+    func difference(_ a: Image, _ b: Image) -> (beyond: Int, worst: UInt32) {
+        var beyond = 0, worst: UInt32 = 0
+        for (p, q) in zip(a.pixels, b.pixels) where p != q {
+            var d: UInt32 = 0
+            for shift in stride(from: 0, to: 32, by: 8) {
+                let x = (p >> UInt32(shift)) & 0xFF, y = (q >> UInt32(shift)) & 0xFF
+                d = max(d, x > y ? x - y : y - x)
+            }
+            worst = max(worst, d)
+            if d > YulaRenderTests.tolerance { beyond += 1 }
+        }
+        return (beyond, worst)
+    }
+
+    @Test(arguments: ["yula-appear", "yula-mask-reveal"])
+    func incrementalAndCachedMatchAFullUncachedRender(transition: String) throws {
+        let reference = try SceneRenderer(sceneFile: Self.scene, cacheBytes: 0)
+        let renderer = try SceneRenderer(sceneFile: Self.scene)
+        let kept = try renderer.makeFrame(width: Self.width, height: Self.height)
+        var previous: [String: Value]? = nil
+        var partial = 0
+        // Twice through: the second pass draws the static layers from the cache.
+        for values in try frames(transition) + frames(transition) {
+            let damage = try renderer.render(values: values, into: kept, previous: previous)
+            if let damage, damage.area < Self.width * Self.height { partial += 1 }
+            previous = values
+            let full = try reference.render(values: values, width: Self.width, height: Self.height)
+            let d = difference(kept, full)
+            #expect(d.beyond <= YulaRenderTests.edgeAllowance, "\(transition): \(d.beyond) pixels beyond ±2 (worst \(d.worst)), damage \(String(describing: damage))")
+        }
+        #expect(partial > 0, "some frames repaint less than the whole frame")
+        #expect(renderer.cache.isCached("backdrop"), "the static backdrop is cached")
+        #expect(reference.cache.cachedLayers == 0)
+    }
+
+    /// The same values twice: nothing to repaint. The appear's first frames change only the
+    /// logo and the text, well inside the frame.
+    @Test func damageIsTheChangedRegion() throws {
+        let renderer = try SceneRenderer(sceneFile: Self.scene)
+        let kept = try renderer.makeFrame(width: Self.width, height: Self.height)
+        let appear = try frames("yula-appear")
+        #expect(try renderer.render(values: appear[1], into: kept, previous: nil) == PixelRect(x: 0, y: 0, width: Self.width, height: Self.height))
+        #expect(try renderer.render(values: appear[1], into: kept, previous: appear[1]) == nil)
+        let damage = try #require(try renderer.render(values: appear[2], into: kept, previous: appear[1]))
+        #expect(damage.area < Self.width * Self.height / 4, "\(damage)")
+        // The logo at the centre and the text below it are inside.
+        #expect(damage.intersection(PixelRect(x: Self.width / 2, y: Self.height / 2, width: 1, height: 1)) != nil)
+        #expect(damage.intersection(PixelRect(x: Self.width / 2, y: Self.height / 2 + 100, width: 1, height: 1)) != nil)
+    }
+
+    /// The cache's budget: the full-frame backdrop (375 × 667 × 4 bytes) is cached with a
+    /// budget of exactly that, and not with one byte less; pixels are the same either way.
+    @Test func cacheBudgetAtTheBoundary() throws {
+        let bytes = Self.width * Self.height * 4
+        let values = try frames("yula-mask-reveal")[10]
+        var images: [Image] = []
+        for (budget, cached) in [(bytes, true), (bytes - 1, false)] {
+            let renderer = try SceneRenderer(sceneFile: Self.scene, cacheBytes: budget)
+            _ = try renderer.render(values: values, width: Self.width, height: Self.height)
+            images.append(try renderer.render(values: values, width: Self.width, height: Self.height))
+            #expect(renderer.cache.isCached("backdrop") == cached, "budget \(budget)")
+            #expect(renderer.cache.bytes <= budget)
+        }
+        #expect(difference(images[0], images[1]).beyond == 0)
+    }
+}
