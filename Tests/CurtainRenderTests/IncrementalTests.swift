@@ -1,4 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
+import CCairo
 import CurtainCore
 @testable import CurtainRender
 
@@ -81,5 +85,34 @@ import CurtainCore
             #expect(renderer.cache.bytes <= budget)
         }
         #expect(difference(images[0], images[1]).beyond == 0)
+    }
+}
+
+/// `destinationImage`: a stand-in app screenshot below the overlay, scaled to fill the frame.
+@Suite struct DestinationImageTests {
+    @Test func screenshotShowsInsideTheHole() throws {
+        let renderer = try SceneRenderer(sceneFile: IncrementalRenderTests.scene)
+        // A 10×20 "screenshot": left half red, right half blue; at 375×667 it is scaled 37.5×.
+        let shot = try renderer.makeFrame(width: 10, height: 20)
+        let cr = cairo_create(shot.surface)!
+        cairo_set_source_rgb(cr, 1, 0, 0); cairo_rectangle(cr, 0, 0, 5, 20); cairo_fill(cr)
+        cairo_set_source_rgb(cr, 0, 0, 1); cairo_rectangle(cr, 5, 0, 5, 20); cairo_fill(cr)
+        cairo_destroy(cr)
+        let reveal = try Timeline(document: Presets.document(named: "yula-mask-reveal")!)
+        let last = try renderer.render(values: reveal.keyedValues(reveal.evaluate(at: 0.6)), width: 375, height: 667, destinationImage: shot)
+        #expect(last.argb(20, 333) == 0xFFFF0000 && last.argb(355, 333) == 0xFF0000FF)
+        // Mid-reveal the corner is still the overlay's backdrop, not the screenshot.
+        let mid = try renderer.render(values: reveal.keyedValues(reveal.evaluate(at: 0.2)), width: 375, height: 667, destinationImage: shot)
+        #expect(mid.argb(0, 0) != 0xFFFF0000)
+    }
+
+    /// A screenshot file is refused like a scene's image beyond the dimension limit.
+    @Test func screenshotLimits() throws {
+        let path = "/tmp/curtain-shot-\(getpid()).png"
+        defer { unlink(path) }
+        try Image(width: 8192, height: 1).writePNG(to: path)
+        #expect(try Image.loadPNG(path).width == 8192)
+        try Image(width: 8193, height: 1).writePNG(to: path)
+        #expect(throws: RenderError("\(path): is 8193 × 1 pixels, more than the limit of 8192 × 8192")) { try Image.loadPNG(path) }
     }
 }
