@@ -180,7 +180,12 @@ final class LayerCache {
     final class Entry {
         let surface: OpaquePointer
         let x: Int, y: Int, bytes: Int
-        init(surface: OpaquePointer, x: Int, y: Int, bytes: Int) { self.surface = surface; self.x = x; self.y = y; self.bytes = bytes }
+        /// Every pixel of the rectangle is opaque (RGB24).
+        let opaque: Bool
+        var rect: PixelRect { PixelRect(x: x, y: y, width: Int(cairo_image_surface_get_width(surface)), height: Int(cairo_image_surface_get_height(surface))) }
+        init(surface: OpaquePointer, x: Int, y: Int, bytes: Int, opaque: Bool) {
+            self.surface = surface; self.x = x; self.y = y; self.bytes = bytes; self.opaque = opaque
+        }
         deinit { cairo_surface_destroy(surface) }
     }
 
@@ -208,6 +213,12 @@ final class LayerCache {
     var cachedLayers: Int { entries.values.filter { $0.entry != nil }.count }
 
     func isCached(_ id: String) -> Bool { entries[id]?.entry != nil }
+
+    /// The cached pixels of layer `id` drawn as `key` when they are opaque (without making them).
+    func opaqueEntry(for id: String, key: Key) -> Entry? {
+        guard let current = entries[id], current.key == key, let entry = current.entry, entry.opaque else { return nil }
+        return entry
+    }
 
     func removeAll() {
         entries.removeAll()

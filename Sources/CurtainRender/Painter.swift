@@ -230,7 +230,7 @@ struct Painter {
         contents.paint(c, layer, p)
         cairo_destroy(c)
         cairo_surface_flush(surface)
-        return LayerCache.Entry(surface: surface, x: rect.x, y: rect.y, bytes: rect.area * 4)
+        return LayerCache.Entry(surface: surface, x: rect.x, y: rect.y, bytes: rect.area * 4, opaque: opaque)
     }
 }
 

@@ -133,12 +133,26 @@ public final class SceneRenderer {
         defer { cairo_destroy(cr) }
         cairo_rectangle(cr, Double(damage.x), Double(damage.y), Double(damage.width), Double(damage.height))
         cairo_clip(cr)
-        cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR)
-        cairo_paint(cr)
-        cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
+        // Occlusion: the topmost layer whose cached pixels are opaque over the whole region
+        // hides everything below it (and copies over the old pixels: no clear needed).
+        var cover: Int? = nil
+        for (i, layer) in scene.layers.enumerated().reversed() where layer.role == .overlay && !index.maskIDs.contains(layer.id) {
+            let p = LayerPresentation(layer, values: values)
+            guard p.isVisible, p.opacity >= 1, layer.mask == nil else { continue }
+            let key = LayerCache.Key(matrix: .geometry(p), bounds: p.bounds, backgroundColor: p.backgroundColor, cornerRadius: p.cornerRadius, textVariant: textVariant)
+            if let entry = cache.opaqueEntry(for: layer.id, key: key), entry.rect.intersection(damage) == damage {
+                cover = i
+                break
+            }
+        }
+        if cover == nil {
+            cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR)
+            cairo_paint(cr)
+            cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
+        }
         let painter = Painter(index: index, assets: assets, values: values, textVariant: textVariant, cr: cr,
                               cache: cache, extents: extents, screen: screen)
-        for layer in scene.layers { painter.draw(layer) }
+        for layer in scene.layers[(cover ?? 0)...] { painter.draw(layer) }
         return damage
     }
 }
