@@ -1,4 +1,7 @@
 import Benchmark
+#if canImport(Glibc)
+import Glibc
+#endif
 import CurtainCore
 import CurtainRender
 
@@ -12,7 +15,8 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput],
         scalingFactor: .one,
-        maxDuration: .seconds(3),
+        // BENCH_QUICK=1 (make bench's smoke run): a fraction of a second each.
+        maxDuration: getenv("BENCH_QUICK") != nil ? .milliseconds(300) : .seconds(3),
         maxIterations: 100_000
     )
     for name in ["yula-mask-reveal", "yula-appear"] {
