@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 VENV := .venv
 # Debian packages a fresh Debian 12 machine lacks for building and testing Curtain.
-APT_PACKAGES := libsystemd-dev python3-venv python3-systemd hyperfine varlink-go \
+APT_PACKAGES := libsystemd-dev systemd dbus python3-venv python3-systemd hyperfine varlink-go \
 	libcairo2-dev libpango1.0-dev librsvg2-dev libwebp-dev fonts-dejavu-core
 # Python packages for the test clients (the Varlink reference implementation).
 PIP_PACKAGES := varlink==31.0.0
@@ -31,7 +31,7 @@ release: setup
 	$(SWIFT) build -c release
 
 # Every test (the certification suites need the python venv and varlink-go from setup),
-# then a bounded fixed-seed fuzzing pass over the Varlink parsers (see Fuzz/run).
+# then a bounded fixed-seed fuzzing pass over the Varlink parsers (see Fuzz/run; LAUNCHER_FUZZ_RUNS=20000 adds curtaind's bindings).
 test: setup
 	$(SWIFT) build
 	CI=$${CI:-} $(SWIFT) test

@@ -127,13 +127,16 @@ let package = Package(
         .testTarget(name: "CurtainCoreTests", dependencies: ["CurtainCore"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit"], exclude: ["journal_harness.py"]),
         // Runs the built curtaind under systemd-socket-activate with a notify socket.
-        .testTarget(name: "DaemonTests", dependencies: ["CNotify", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit", "Varlink", "VarlinkNIO", .product(name: "NIOPosix", package: "swift-nio")], exclude: ["launch_client.py", "apps"]),
+        .testTarget(name: "DaemonTests", dependencies: ["CNotify", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit", "Varlink", "VarlinkNIO", .product(name: "NIOPosix", package: "swift-nio")], exclude: ["launch_client.py", "hostile_client.py", "apps"]),
         .testTarget(name: "CurtainConfigTests", dependencies: ["CurtainConfig", "CurtainCore", "JSON"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "JSON"]),
-        .testTarget(name: "VarlinkNIOTests", dependencies: ["VarlinkNIO", "Varlink", "JSON", "CurtainTestKit"]),
+        .testTarget(name: "VarlinkNIOTests", dependencies: ["VarlinkNIO", "Varlink", "JSON", "CurtainTestKit", .product(name: "NIOEmbedded", package: "swift-nio")]),
         // Runs the built varlink-certification against the official clients and servers.
         .testTarget(name: "CertificationTests", dependencies: ["CurtainTestKit"]),
         .testTarget(name: "CurtainctlTests", dependencies: ["CurtainCore", "CurtainTestKit"]),
+        // curtaind as installed, under a real systemd booted in namespaces (tools/contained-systemd,
+        // docs/testing.md). Root only.
+        .testTarget(name: "SystemdIntegrationTests", dependencies: ["CurtainDaemon", "CurtainTestKit"]),
     ]
 )
 
@@ -165,13 +168,21 @@ if ProcessInfo.processInfo.environment["CURTAIN_BENCHMARKS"] != nil {
         ))
 }
 
-// The libFuzzer target (Fuzz/run, `make fuzz`) is only part of the package when CURTAIN_FUZZ
-// is set, because it must be built with -sanitize=fuzzer and -parse-as-library.
+// The libFuzzer targets (Fuzz/run, `make fuzz`) are only part of the package when CURTAIN_FUZZ
+// is set, because they must be built with -sanitize=fuzzer and -parse-as-library.
+// VarlinkFuzz: the parsers facing untrusted bytes. LauncherFuzz: curtaind's real
+// io.curtain.Launcher and io.curtain.App bindings, given typed calls with hostile values.
 if ProcessInfo.processInfo.environment["CURTAIN_FUZZ"] != nil {
     package.targets.append(
         .executableTarget(
             name: "VarlinkFuzz",
             dependencies: ["JSON", "Varlink", "VarlinkNIO", .product(name: "NIOEmbedded", package: "swift-nio")],
             path: "Fuzz/VarlinkFuzz"
+        ))
+    package.targets.append(
+        .executableTarget(
+            name: "LauncherFuzz",
+            dependencies: ["CurtainConfig", "CurtainDaemon", "JSON", "Varlink"],
+            path: "Fuzz/LauncherFuzz"
         ))
 }

@@ -163,7 +163,7 @@ extension Configuration {
             }
         }
 
-        if let transitions = r.table(root["transitions"], "transitions", allowed: ["appear", "reveal", "retain", "text_variants"]) {
+        if let transitions = r.table(root["transitions"], "transitions", allowed: ["appear", "reveal", "retain", "text_variants", "direction"]) {
             self.transitions.retain = r.bool(transitions["retain"], "transitions.retain") ?? self.transitions.retain
             self.transitions.textVariants = r.integer(transitions["text_variants"], "transitions.text_variants", in: 1...64) ?? self.transitions.textVariants
             for key in ["appear", "reveal"] {
@@ -185,6 +185,18 @@ extension Configuration {
                     continue
                 }
                 if key == "appear" { self.transitions.appear = document } else { self.transitions.reveal = document }
+            }
+            // Seed 001's edge for the slide: the reveal's direction.x/direction.y defaults.
+            if let value = transitions["direction"], let name = r.string(value, "transitions.direction") {
+                if let edge = Presets.slideDirection(name) {
+                    if let document = Presets.document(self.transitions.reveal, defaults: edge) {
+                        self.transitions.reveal = document
+                    } else {
+                        r.fail("transitions.direction", "the reveal '\(self.transitions.reveal.name)' has no direction (slide has)")
+                    }
+                } else {
+                    r.fail("transitions.direction", "'\(name)' is not an edge (bottom, top, left, right)")
+                }
             }
         }
         // Transitions must compile against this display.

@@ -141,7 +141,7 @@ public enum Daemon {
             SupervisorService(supervisor: supervisor),
             ReloadService(reloader: reloader),
             ServerService(server: server, driver: driver, notifier: notifier, logger: logger),
-        ]
+        ] + TestWedgeService.fromEnvironment(loop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -42,6 +42,9 @@ struct Affine: Hashable {
 
 /// An axis-aligned box in some coordinate space.
 struct Box: Hashable {
+    /// Larger than any frame (device space only: never mapped).
+    static let everything = Box(minX: -1e9, minY: -1e9, maxX: 1e9, maxY: 1e9)
+
     var minX: Double, minY: Double, maxX: Double, maxY: Double
 
     init(minX: Double, minY: Double, maxX: Double, maxY: Double) { self.minX = minX; self.minY = minY; self.maxX = maxX; self.maxY = maxY }
@@ -80,6 +83,8 @@ struct Extents {
     let assets: [String: Asset]
     let cache: LayerCache
     let textVariant: Int
+    /// Retained layers show the previous screen over their bounds (not their contents).
+    let retainsScreen: Bool
 
     /// The box (layer coordinates) a layer's own contents can paint: bounds under a background
     /// or gradient, the placed image, the path's control points, the text's ink and logical
@@ -110,17 +115,24 @@ struct Extents {
 
     /// The device-space box of everything a layer (with its sublayers) paints or, for a
     /// destination, clears; limited by its mask. Nil when nothing shows.
+    /// A layer drawn with effects (projected in 3-D, blurred) counts as the whole frame: its
+    /// pixels are not an affine image of its bounds (correct first; such layers are few).
     func extent(_ layer: SceneLayer, _ values: [String: Value], _ parent: Affine) -> Box? {
         let p = LayerPresentation(layer, values: values)
         guard p.isVisible else { return nil }
-        let m = parent.concat(.geometry(p))
+        if Painter.needsEffects(layer, p) { return .everything }
+        return body(layer, p, values, parent.concat(.geometry(p)))
+    }
+
+    /// `extent` of a visible layer whose own space maps to the device by `m`.
+    func body(_ layer: SceneLayer, _ p: LayerPresentation, _ values: [String: Value], _ m: Affine) -> Box? {
         var box: Box? = nil
-        if layer.role == .destination {
+        if layer.role == .destination || (layer.retained && retainsScreen) {
             box = m.map(p.bounds)
         } else if let local = contentBox(layer, p) {
             box = m.map(local)
         }
-        for sub in layer.sublayers where !index.maskIDs.contains(sub.id) {
+        for sub in layer.sublayers where !index.maskIDs.contains(sub.id) && !(layer.retained && retainsScreen && layer.role == .overlay) {
             if let e = extent(sub, values, m) { box = e.union(box) }
         }
         if let ref = layer.mask, let maskLayer = index.byID[ref.layer], !LayerPresentation(maskLayer, values: values).hidden, !ref.inverted {
@@ -154,6 +166,12 @@ struct Extents {
             if before != after || !maskSame {
                 if let e = extent(layer, old, parent) { result = e.union(result) }
                 if let e = extent(layer, new, parent) { result = e.union(result) }
+            } else if after.isVisible, Painter.needsEffects(layer, after) {
+                // Projected or blurred: a sublayer's change shows anywhere in the layer.
+                var a: [LayerPresentation] = [], b: [LayerPresentation] = []
+                signature(layer, old, into: &a)
+                signature(layer, new, into: &b)
+                if a != b { result = Box.everything.union(result) }
             } else if after.isVisible, let inner = damage(layer.sublayers, from: old, to: new, parent: parent.concat(.geometry(after))) {
                 let box = Box(minX: Double(inner.x), minY: Double(inner.y), maxX: Double(inner.x + inner.width), maxY: Double(inner.y + inner.height))
                 result = box.union(result)

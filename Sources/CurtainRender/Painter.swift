@@ -14,15 +14,22 @@ struct SceneIndex {
 
 /// One frame's drawing pass. Every group (opacity, mask, destination) is clipped first to the
 /// device extent of what it holds, so cairo sizes its offscreen surface to that, not the frame.
+/// 3-D layers, blur and the retained previous screen: Effects.swift.
 struct Painter {
     let index: SceneIndex
     let assets: [String: Asset]
     let values: [String: Value]
     let textVariant: Int
-    let cr: OpaquePointer
-    let cache: LayerCache
+    /// The context drawn into (Effects.swift points a copy at an offscreen image).
+    var cr: OpaquePointer
+    /// Nil inside an effect's offscreen image: the cache holds pixels of the frame's device
+    /// space, and what is drawn there is transformed (projected, blurred) afterwards.
+    var cache: LayerCache?
     let extents: Extents
-    let screen: PixelRect
+    /// The device rectangle drawn into: the frame, or an effect's offscreen image.
+    var screen: PixelRect
+    /// The previous screen, shown by `retained` layers (nil: they draw their own contents).
+    let previousScreen: Image?
 
     /// Draws a layer in its stacking place (layers used as masks are skipped: they are drawn
     /// only through the layer they mask).
@@ -55,27 +62,39 @@ struct Painter {
         guard p.isVisible else { return }
         cairo_save(cr)
         defer { cairo_restore(cr) }
-        let parent = matrix
+        if Self.needsEffects(layer, p) { drawWithEffects(layer, p); return }
         applyGeometry(p)
-        if layer.role == .destination { drawDestination(layer, p, parent); return }
+        drawBody(layer, p)
+    }
 
+    /// The layer in its own coordinates (the current matrix): contents or the retained screen,
+    /// sublayers, mask and opacity; a destination's rule.
+    func drawBody(_ layer: SceneLayer, _ p: LayerPresentation) {
+        if layer.role == .destination { drawDestination(layer, p); return }
+
+        let retained = layer.retained ? previousScreen : nil
         let maskRef = layer.mask.flatMap { ref in index.byID[ref.layer].map { (ref, $0) } }
             .flatMap { LayerPresentation($0.1, values: values).hidden ? nil : $0.0 }
-        let visibleSublayers = layer.sublayers.contains { !index.maskIDs.contains($0.id) && LayerPresentation($0, values: values).isVisible }
+        let visibleSublayers = retained == nil
+            && layer.sublayers.contains { !index.maskIDs.contains($0.id) && LayerPresentation($0, values: values).isVisible }
         // Opacity alone over contents alone needs no group: the contents paint with alpha.
-        if maskRef == nil, !visibleSublayers {
+        if maskRef == nil, !visibleSublayers, retained == nil {
             paintContents(layer, p, alpha: p.opacity)
             return
         }
         let grouped = p.opacity < 1 || maskRef != nil
         if grouped {
-            guard clip(to: extents.extent(layer, values, parent)) else { return }
+            guard clip(to: extents.body(layer, p, values, matrix)) else { return }
         }
         let mask = maskRef.flatMap { maskPattern($0) }
         if maskRef != nil, mask == nil { return }   // a mask showing nothing hides the layer
         if grouped { cairo_push_group(cr) }
-        paintContents(layer, p, alpha: 1)
-        for sub in layer.sublayers { draw(sub) }
+        if let retained {
+            paintRetained(retained, p.bounds)
+        } else {
+            paintContents(layer, p, alpha: 1)
+            for sub in layer.sublayers { draw(sub) }
+        }
         if grouped {
             if let mask {
                 // Content inside the mask's alpha, then the layer's opacity over the result
@@ -106,8 +125,8 @@ struct Painter {
 
     /// The destination rule: clear frame ∩ mask (times the layer's opacity) to alpha 0, then
     /// paint the sublayers there, above the app.
-    func drawDestination(_ layer: SceneLayer, _ p: LayerPresentation, _ parent: Affine) {
-        guard clip(to: extents.extent(layer, values, parent)) else { return }
+    func drawDestination(_ layer: SceneLayer, _ p: LayerPresentation) {
+        guard clip(to: extents.body(layer, p, values, matrix)) else { return }
         // The frame's clip, unless it covers the region drawn anyway: a clip with fractional
         // edges (a frame scaled 1.05) makes cairo composite everything through a clip mask.
         let frame = matrix.map(p.bounds)
@@ -153,6 +172,26 @@ struct Painter {
         if let visible { cairo_mask(cr, visible) } else { cairo_paint_with_alpha(cr, p.opacity) }
     }
 
+    /// A destination's visible region as an alpha pattern, in its own coordinates: its frame
+    /// (rounded) ∩ its mask, times its opacity (for Effects.swift's projected destinations).
+    func destinationRegion(_ layer: SceneLayer, _ p: LayerPresentation) -> OpaquePointer {
+        cairo_push_group_with_content(cr, CAIRO_CONTENT_ALPHA)
+        roundedRect(cr, p.bounds, p.cornerRadius)
+        cairo_clip(cr)
+        if let ref = layer.mask, let maskLayer = index.byID[ref.layer], !LayerPresentation(maskLayer, values: values).hidden {
+            // A mask showing nothing leaves the region empty.
+            if let mask = maskPattern(ref) {
+                cairo_set_source_rgba(cr, 0, 0, 0, p.opacity)
+                cairo_mask(cr, mask)
+                cairo_pattern_destroy(mask)
+            }
+        } else {
+            cairo_set_source_rgba(cr, 0, 0, 0, 1)
+            cairo_paint_with_alpha(cr, p.opacity)
+        }
+        return cairo_pop_group(cr)!
+    }
+
     /// The mask's alpha as a pattern in the masked layer's space (Core Animation: the mask's
     /// geometry is relative to the layer it masks), or nil when it shows nothing. Callers
     /// check first that the mask layer is not hidden (a hidden mask masks nothing).
@@ -191,7 +230,7 @@ struct Painter {
         guard Contents.any(layer), alpha > 0 else { return }
         let m = matrix
         let key = LayerCache.Key(matrix: m, bounds: p.bounds, backgroundColor: p.backgroundColor, cornerRadius: p.cornerRadius, textVariant: textVariant)
-        if let entry = cache.surface(for: layer.id, key: key, make: { makeCached(layer, p, m) }) {
+        if let cache, let entry = cache.surface(for: layer.id, key: key, make: { makeCached(layer, p, m) }) {
             cairo_save(cr)
             cairo_identity_matrix(cr)
             cairo_set_source_surface(cr, entry.surface, Double(entry.x), Double(entry.y))

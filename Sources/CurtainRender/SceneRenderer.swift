@@ -30,6 +30,9 @@ public final class SceneRenderer {
     var resolved: (width: Int, height: Int, scene: Scene, index: SceneIndex)?
     /// Rasterised layer contents, reused while a layer is drawn the same way (see LayerCache).
     let cache: LayerCache
+    /// The previous screen the frame buffer was last drawn with (an incremental frame drawn
+    /// with another one repaints everything: retained layers show it).
+    weak var lastPreviousScreen: Image?
 
     /// Reads, validates (at the declared default parameters) and loads every asset of a scene file.
     /// `cacheBytes` bounds the pixels kept for static layers (0 turns the cache off).
@@ -82,11 +85,14 @@ public final class SceneRenderer {
     /// One frame: `values` keyed `layer.property` (a timeline frame's, see
     /// `Timeline.keyedValues`), `textVariant` choosing among text variants. Transparent where
     /// the overlay does not paint, unless `destination` gives a stand-in app below: a colour,
-    /// or an image scaled to fill the frame (`resizeAspectFill`).
+    /// or an image scaled to fill the frame (`resizeAspectFill`). `previousScreen` is what was
+    /// on screen before the transition (Plymouth's retain; seed 003): layers marked `retained`
+    /// show it in place of their own content.
     public func render(values: [String: Value], width: Int, height: Int, textVariant: Int = 0,
-                       destination: Color? = nil, destinationImage: Image? = nil) throws(RenderError) -> Image {
+                       destination: Color? = nil, destinationImage: Image? = nil,
+                       previousScreen: Image? = nil) throws(RenderError) -> Image {
         let image = try makeFrame(width: width, height: height)
-        try render(values: values, into: image, previous: nil, textVariant: textVariant)
+        try render(values: values, into: image, previous: nil, textVariant: textVariant, previousScreen: previousScreen)
         guard destination != nil || destinationImage != nil else { return image }
         let composite = Image(width: width, height: height)
         let out = cairo_create(composite.surface)!
@@ -114,16 +120,22 @@ public final class SceneRenderer {
     /// Draws a frame into `image`, a frame buffer (`makeFrame`) that holds the frame drawn with
     /// `previous` (and the same text variant), repainting only what changed: the region where
     /// some layer's presentation differs, old and new placement. `previous: nil` repaints all.
-    /// Returns the repainted rectangle, or nil when nothing changed.
+    /// `previousScreen` is the retained previous screen (see `render(values:width:height:)`),
+    /// not the previous frame: a frame drawn with another one than the last repaints all.
+    /// Layers drawn with effects (3-D, blur) are never cached and, when they change, repaint
+    /// the whole frame. Returns the repainted rectangle, or nil when nothing changed.
     @discardableResult
     public func render(values: [String: Value], into image: Image, previous: [String: Value]?,
-                       textVariant: Int = 0) throws(RenderError) -> PixelRect? {
+                       textVariant: Int = 0, previousScreen: Image? = nil) throws(RenderError) -> PixelRect? {
         try Self.checkSize(image.width, image.height)
         let (scene, index) = try resolve(width: image.width, height: image.height)
         let screen = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
-        let extents = Extents(index: index, assets: assets, cache: cache, textVariant: textVariant)
+        let extents = Extents(index: index, assets: assets, cache: cache, textVariant: textVariant,
+                              retainsScreen: previousScreen != nil)
+        let sameScreen = previousScreen === lastPreviousScreen
+        lastPreviousScreen = previousScreen
         let damage: PixelRect?
-        if let previous {
+        if let previous, sameScreen {
             damage = extents.damage(scene.layers, from: previous, to: values)?.intersection(screen)
         } else {
             damage = screen
@@ -138,7 +150,8 @@ public final class SceneRenderer {
         var cover: Int? = nil
         for (i, layer) in scene.layers.enumerated().reversed() where layer.role == .overlay && !index.maskIDs.contains(layer.id) {
             let p = LayerPresentation(layer, values: values)
-            guard p.isVisible, p.opacity >= 1, layer.mask == nil else { continue }
+            guard p.isVisible, p.opacity >= 1, layer.mask == nil, !Painter.needsEffects(layer, p),
+                  !(layer.retained && previousScreen != nil) else { continue }
             let key = LayerCache.Key(matrix: .geometry(p), bounds: p.bounds, backgroundColor: p.backgroundColor, cornerRadius: p.cornerRadius, textVariant: textVariant)
             if let entry = cache.opaqueEntry(for: layer.id, key: key), entry.rect.intersection(damage) == damage {
                 cover = i
@@ -151,7 +164,7 @@ public final class SceneRenderer {
             cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
         }
         let painter = Painter(index: index, assets: assets, values: values, textVariant: textVariant, cr: cr,
-                              cache: cache, extents: extents, screen: screen)
+                              cache: cache, extents: extents, screen: screen, previousScreen: previousScreen)
         for layer in scene.layers[(cover ?? 0)...] { painter.draw(layer) }
         return damage
     }

@@ -12,6 +12,8 @@ final class ServerConnection: Sendable {
     let channel: any Channel
     let messages: AsyncThrowingStream<ByteBuffer, any Error>
     private let gate: ReadGate
+    /// Set by `abort`: nothing more is written (the abort's message is the last).
+    private let aborted = Atomic<Bool>(false)
 
     /// Installs the bridge at the end of `channel`'s pipeline (on its event loop).
     init(channel: any Channel) throws {
@@ -32,6 +34,7 @@ final class ServerConnection: Sendable {
     /// been handed to the socket, so a client that does not read stalls only itself and its
     /// buffer stays bounded.
     func write(_ bytes: [UInt8]) async throws {
+        guard !isAborted else { throw ChannelError.outputClosed }
         let buffer = ByteBuffer(bytes: bytes)
         if channel.isWritable {
             channel.writeAndFlush(buffer, promise: nil)
@@ -46,17 +49,34 @@ final class ServerConnection: Sendable {
         return VarlinkService.DirectWriter(
             loop: ObjectIdentifier(channel.eventLoop),
             execute: { body in channel.eventLoop.execute(body) },
-            writeIfWritable: { bytes in
-                guard channel.isWritable else { return false }
+            writeIfWritable: { [self] bytes in
+                guard channel.isWritable, !self.isAborted else { return false }
                 channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
                 return true
             })
     }
 
-    /// Queues `bytes` past any backpressure and closes: the last word to a peer that stopped reading.
-    func abort(_ bytes: [UInt8]) {
-        channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
-        channel.close(promise: nil)
+    var isAborted: Bool { aborted.load(ordering: .relaxed) }
+
+    /// The last word to a peer that stopped reading: queues `bytes` past any backpressure,
+    /// writes nothing after them, and closes once they are written — or after `linger` if the
+    /// peer takes nothing more (its buffer stays full), then without them. Closing at once
+    /// lost them whenever replies were still queued (the usual case for a stalled peer):
+    /// closing fails the writes not yet handed to the socket.
+    func abort(_ bytes: [UInt8], linger: TimeAmount) {
+        guard !aborted.exchange(true, ordering: .relaxed) else { return }
+        let channel = self.channel
+        channel.eventLoop.execute {
+            // Nothing more is read: the connection only drains its output now.
+            channel.setOption(.autoRead, value: false).whenFailure { _ in }
+            let written = channel.eventLoop.makePromise(of: Void.self)
+            channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: written)
+            let deadline = channel.eventLoop.scheduleTask(in: linger) { channel.close(promise: nil) }
+            written.futureResult.whenComplete { _ in
+                deadline.cancel()
+                channel.close(promise: nil)
+            }
+        }
     }
 
     func close() async {
@@ -94,6 +114,8 @@ private final class InboundBridge: ChannelInboundHandler {
 
     private let continuation: AsyncThrowingStream<ByteBuffer, any Error>.Continuation
     private let gate: ReadGate
+    /// Set by `abort`: nothing more is written (the abort's message is the last).
+    private let aborted = Atomic<Bool>(false)
 
     init(continuation: AsyncThrowingStream<ByteBuffer, any Error>.Continuation, gate: ReadGate) {
         self.continuation = continuation

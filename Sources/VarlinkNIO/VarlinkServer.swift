@@ -25,6 +25,10 @@ public final class VarlinkServer: Sendable {
         /// Largest message accepted, in bytes (16 MiB, as systemd). A larger one gets an error
         /// reply and the connection is closed.
         public var maximumMessageSize = 16 * 1024 * 1024
+        /// Bytes of unterminated messages all connections may hold together (64 MiB: four
+        /// messages of the largest size). A connection whose partial message would take the
+        /// total past it gets an error reply and is closed; what it held is given back.
+        public var maximumBufferedMessageBytes = 64 * 1024 * 1024
         public var maximumConnections = 4096
         public var maximumConnectionsPerUID = 1024
         /// How long a message may take to arrive once it has begun (nil: for ever).
@@ -35,6 +39,10 @@ public final class VarlinkServer: Sendable {
         /// daemon with 1000 stalled observers holds 1000 of it (1 MiB each was 1 GB; see
         /// BENCHMARKS.md, memory). A larger reply is still written whole.
         public var outputBufferLimit = 16 * 1024
+        /// How long a connection cut off by its handler (`Request.disconnect`, e.g. an observer
+        /// too slow) stays open for the peer to take the replies queued before the error that
+        /// ends it. A peer that takes nothing in this time is closed without that error.
+        public var disconnectLinger: TimeAmount = .seconds(5)
         /// Applied to a socket file the server creates.
         public var socketMode: mode_t = 0o660
         public var socketGroup: gid_t? = nil
@@ -47,6 +55,7 @@ public final class VarlinkServer: Sendable {
     private let group: any EventLoopGroup
     private let logger: Logger
     private let limiter: ConnectionLimiter
+    private let budget: MessageBudget
     private let accepted = AcceptedConnections()
 
     public init(service: VarlinkService, address: Address, configuration: Configuration = .init(),
@@ -58,7 +67,11 @@ public final class VarlinkServer: Sendable {
         self.group = group
         self.logger = logger
         limiter = ConnectionLimiter(maximumTotal: configuration.maximumConnections, maximumPerUID: configuration.maximumConnectionsPerUID)
+        budget = MessageBudget(limit: configuration.maximumBufferedMessageBytes)
     }
+
+    /// Bytes of unterminated messages the connections hold now (for status lines and tests).
+    public var bufferedMessageBytes: Int { budget.held }
 
     /// Open connections now (for status lines and tests).
     public var connectionCount: Int { limiter.total }
@@ -80,7 +93,7 @@ public final class VarlinkServer: Sendable {
     /// Binds, calls `onListening` once connections can be accepted, and serves until cancelled.
     public func run(onListening: @Sendable () -> Void = {}) async throws {
         let configuration = self.configuration
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { [limiter, logger, accepted] channel in
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { [limiter, logger, accepted, budget] channel in
             PeerCredentials.of(channel).flatMapThrowing { peer in
                 if let refusal = limiter.acquire(uid: peer?.uid ?? UInt32.max) {
                     logger.warning("connection refused: limit reached", metadata: [
@@ -94,7 +107,8 @@ public final class VarlinkServer: Sendable {
                 try channel.syncOptions?.setOption(.writeBufferWaterMark,
                     value: .init(low: configuration.outputBufferLimit / 2, high: configuration.outputBufferLimit))
                 try channel.pipeline.syncOperations.addHandler(
-                    VarlinkFramingHandler(maximumMessageSize: configuration.maximumMessageSize, messageTimeout: configuration.messageTimeout))
+                    VarlinkFramingHandler(maximumMessageSize: configuration.maximumMessageSize, messageTimeout: configuration.messageTimeout,
+                                          budget: budget))
                 let connection = try accepted.adopt(channel) { try ServerConnection(channel: channel) }
                 if connection == nil { channel.close(promise: nil) }
                 return Connection(channel: connection, peer: peer)
@@ -168,8 +182,9 @@ public final class VarlinkServer: Sendable {
                     try await send(.error(VarlinkServer.protocolErrorName, ["reason": .string("\(error)")]))
                     break
                 }
-                if Task.isCancelled { break }
-                let abort: @Sendable (VarlinkReply) -> Void = { reply in connection.abort(reply.encoded()) }
+                if Task.isCancelled || connection.isAborted { break }
+                let linger = configuration.disconnectLinger
+                let abort: @Sendable (VarlinkReply) -> Void = { reply in connection.abort(reply.encoded(), linger: linger) }
                 if call.more {
                     let service = self.service
                     let direct = connection.directWriter
@@ -185,11 +200,18 @@ public final class VarlinkServer: Sendable {
             let reason = switch error {
             case .messageTooLarge(let limit): "message larger than \(limit) bytes"
             case .incompleteMessage(let timeout): "message incomplete after \(timeout.nanoseconds / 1_000_000) ms"
+            case .budgetExceeded(let limit): "unterminated messages of all connections would exceed \(limit) bytes"
             }
             logger.notice("closing the connection", metadata: ["reason": "\(reason)", "peer_pid": "\(peer?.pid ?? -1)"])
             try? await send(.error(VarlinkServer.protocolErrorName, ["reason": .string(reason)]))
         } catch {
             logger.debug("connection ended", metadata: ["error": "\(error)"])
+        }
+        if connection.isAborted {
+            // Cut off by its handler: the connection closes itself once its last word is out
+            // (bounded by disconnectLinger) — at once if the server stops.
+            let channel = connection.channel
+            await withTaskCancellationHandler { try? await channel.closeFuture.get() } onCancel: { channel.close(promise: nil) }
         }
         await connection.close()
     }

@@ -40,7 +40,8 @@ struct RenderCommand: ParsableCommand {
         abstract: "Render a transition over its scene into PNG images.",
         discussion: """
         TRANSITION is a preset (\(Presets.all.keys.sorted().joined(separator: ", "))) or a timeline \
-        file. The scene defaults to the shipped yula scene (seed 000); see docs/scene.md. Images \
+        file. The scene defaults to the preset's shipped scene (slide and flip: slide, panel-blur, \
+        hero; the others: yula, seed 000); see docs/scene.md. Images \
         are transparent where the overlay does not paint (where the app shows), unless \
         --destination gives a stand-in app: a colour or a PNG screenshot (scaled to fill).
 
@@ -56,6 +57,9 @@ struct RenderCommand: ParsableCommand {
           curtainctl render yula-mask-reveal --appear yula-appear --fps 20 --sheet launch.png
           curtainctl render yula-mask-reveal --fps 30 --destination app.png --webp reveal.webp
           curtainctl render --events launch.jsonl --sheet launch.png --webp launch.webp
+          curtainctl render flip --sheet flip.png
+          curtainctl render panel-blur --previous home.png --at 0 1.25 2.5 --out frames/
+          curtainctl render hero --element logo=16,40,48,48 --element title=72,48,200,32 --sheet hero.png
         """
     )
 
@@ -68,7 +72,7 @@ struct RenderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write an animated WebP of the frames (browsers play it).", valueName: "file"))
     var webp: String?
 
-    @Option(help: ArgumentHelp("The scene file (*.scene.json); default: the shipped yula scene.", valueName: "file"))
+    @Option(help: ArgumentHelp("The scene file (*.scene.json); default: the preset's shipped scene (yula's for others and --events).", valueName: "file"))
     var scene: String?
 
     @Option(help: ArgumentHelp("Output size in pixels (one point = one pixel), at most 8192×8192; default 375x667, 1920x1080 with --events.", valueName: "WxH"))
@@ -95,6 +99,12 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .customLong("text-variant"), help: "The launch's text variant (chooses among a text layer's variants).")
     var textVariant: Int = 0
 
+    @Option(help: ArgumentHelp("What was on screen before (a PNG), shown by the scene's retained layers (panel-blur blurs it).", valueName: "file.png"))
+    var previous: String?
+
+    @Option(name: .customLong("element"), help: ArgumentHelp("An element the app reports, for hero (matched with the scene's heroIDs) and element.ID.* parameters (repeatable).", valueName: "id=x,y,w,h"))
+    var elements: [String] = []
+
     @Option(name: .customLong("param"), help: ArgumentHelp("Bind a timeline parameter, e.g. mask.x=100 (repeatable).", valueName: "name=value"))
     var parameters: [String] = []
 
@@ -106,7 +116,9 @@ struct RenderCommand: ParsableCommand {
         guard out != nil || sheet != nil || webp != nil else { throw fail("render", "nothing to write: give --out DIR, --sheet FILE.png and/or --webp FILE.webp") }
         if let events {
             guard transition == nil else { throw fail("render", "give a TRANSITION or --events, not both") }
-            guard at.isEmpty, fps == nil, appear == nil, parameters.isEmpty else { throw fail("render", "--events replays recorded frames: --at, --fps, --appear and --param do not apply") }
+            guard at.isEmpty, fps == nil, appear == nil, parameters.isEmpty, elements.isEmpty else {
+                throw fail("render", "--events replays recorded frames: --at, --fps, --appear, --param and --element do not apply")
+            }
             return try replay(events, width: width, height: height)
         }
         guard let transition else { throw fail("render", "give a TRANSITION (a preset or a timeline file) or --events FILE") }
@@ -117,13 +129,40 @@ struct RenderCommand: ParsableCommand {
         for t in at where !t.isFinite || abs(t) > Timeline.Limits.seconds { throw fail("render", "--at \(t) is not a time within ±\(Timeline.Limits.seconds) s") }
         let (stand, standImage) = try standIn()
 
-        let document = try loadTimeline(transition)
+        var document = try loadTimeline(transition)
         var bound: [String: Double] = ["screen.width": Double(width), "screen.height": Double(height)]
+        var reported: [String: Hero.Frame] = [:]
+        for pair in elements {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            let numbers = parts.count == 2 ? parts[1].split(separator: ",").compactMap { Double($0) }.filter(\.isFinite) : []
+            guard parts.count == 2, !parts[0].isEmpty, numbers.count == 4, numbers[2] >= 0, numbers[3] >= 0 else {
+                throw fail("render", "--element '\(pair)' is not id=x,y,width,height")
+            }
+            let frame = Hero.Frame(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+            reported[String(parts[0])] = frame
+            // As the daemon binds them: the centre and the size.
+            bound["element.\(parts[0]).x"] = frame.x + frame.width / 2
+            bound["element.\(parts[0]).y"] = frame.y + frame.height / 2
+            bound["element.\(parts[0]).width"] = frame.width
+            bound["element.\(parts[0]).height"] = frame.height
+        }
         for pair in parameters {
             let parts = pair.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, !parts[0].isEmpty, let value = Double(parts[1]), value.isFinite else { throw fail("render", "--param '\(pair)' is not name=number") }
             bound[String(parts[0])] = value
         }
+        let renderer: SceneRenderer
+        let path = try scenePath()
+        do { renderer = try SceneRenderer(sceneFile: path) } catch { throw fail("render", error.message) }
+        if document.name == "hero", !Files.exists(transition) {
+            // Seed 004 is built per launch: the scene's hero elements against the reported ones.
+            let scene: Scene
+            do { scene = try renderer.scene(width: width, height: height) } catch { throw fail("render", error.message) }
+            document = Hero.document(from: Hero.elements(in: scene), to: reported.mapValues { Hero.Element($0) })
+        }
+        let declared = Set((document.parameters ?? []).map(\.name))
+        bound = bound.filter { !$0.key.hasPrefix("element.") || declared.contains($0.key) }
+        let previousScreen = try loadPreviousScreen()
         let timeline: Timeline
         do { timeline = try Timeline(document: document, parameters: bound) } catch { throw fail("render", "\(transition): \(error)") }
         var first: Timeline? = nil
@@ -131,10 +170,6 @@ struct RenderCommand: ParsableCommand {
             do { first = try Timeline(document: try loadTimeline(appear), parameters: bound) } catch let error as TimelineError { throw fail("render", "\(appear): \(error)") }
             guard first!.duration.isFinite else { throw fail("render", "\(appear) repeats for ever; it cannot come first") }
         }
-        let renderer: SceneRenderer
-        let path = try scenePath()
-        do { renderer = try SceneRenderer(sceneFile: path) } catch { throw fail("render", error.message) }
-
         let offset = first?.duration ?? 0
         let duration = offset + timeline.duration
         guard duration.isFinite else { throw fail("render", "\(timeline.name) repeats for ever; render it with --at") }
@@ -142,7 +177,8 @@ struct RenderCommand: ParsableCommand {
         func frame(_ t: Double) throws -> Image {
             let values = if let first, t < offset { first.keyedValues(first.evaluate(at: t)) } else { timeline.keyedValues(timeline.evaluate(at: t - offset)) }
             do {
-                return try renderer.render(values: values, width: width, height: height, textVariant: textVariant, destination: stand, destinationImage: standImage)
+                return try renderer.render(values: values, width: width, height: height, textVariant: textVariant, destination: stand,
+                                           destinationImage: standImage, previousScreen: previousScreen)
             } catch { throw fail("render", error.message) }
         }
 
@@ -186,6 +222,21 @@ struct RenderCommand: ParsableCommand {
         }
     }
 
+    /// --previous: the screen before the transition (a PNG), for the scene's retained layers.
+    func loadPreviousScreen() throws -> Image? {
+        guard let previous else { return nil }
+        var info = stat()
+        guard stat(previous, &info) == 0 else { throw fail("render", "--previous \(previous): \(String(cString: strerror(errno)))") }
+        guard info.st_size <= Scene.Limits.assetBytes else {
+            throw fail("render", "--previous \(previous): \(info.st_size) bytes is more than the limit of \(Scene.Limits.assetBytes)")
+        }
+        guard let image = Image.readPNG(previous) else { throw fail("render", "--previous \(previous): not a readable PNG") }
+        guard image.width <= SceneRenderer.Limits.outputDimension, image.height <= SceneRenderer.Limits.outputDimension else {
+            throw fail("render", "--previous \(previous): \(image.width)×\(image.height) is more than \(SceneRenderer.Limits.outputDimension) in a dimension")
+        }
+        return image
+    }
+
     /// --destination: a colour, or a PNG file (a name ending in .png, or any existing file).
     func standIn() throws -> (Color?, Image?) {
         guard let destination else { return (nil, nil) }
@@ -211,6 +262,7 @@ struct RenderCommand: ParsableCommand {
         let replay: EventReplay
         do { replay = try EventReplay(path: path) } catch { throw fail("render", error.message) }
         let (stand, standImage) = try standIn()
+        let previousScreen = try loadPreviousScreen()
         let renderer: SceneRenderer
         do { renderer = try SceneRenderer(sceneFile: try scenePath()) } catch let error as RenderError { throw fail("render", error.message) }
         let name = replay.launch.map { "launch\($0)" } ?? "replay"
@@ -224,11 +276,12 @@ struct RenderCommand: ParsableCommand {
             // Only a sheet: only its frames are drawn.
             let drawn = out == nil && webp == nil ? sheetIndices : Set(replay.frames.indices)
             for (i, frame) in replay.frames.enumerated() where drawn.contains(i) {
-                try renderer.render(values: frame.values, into: kept, previous: previous, textVariant: textVariant)
+                try renderer.render(values: frame.values, into: kept, previous: previous, textVariant: textVariant, previousScreen: previousScreen)
                 previous = frame.values
                 let t = frame.time - replay.origin
                 let image = stand != nil || standImage != nil
-                    ? try renderer.render(values: frame.values, width: width, height: height, textVariant: textVariant, destination: stand, destinationImage: standImage)
+                    ? try renderer.render(values: frame.values, width: width, height: height, textVariant: textVariant, destination: stand,
+                                          destinationImage: standImage, previousScreen: previousScreen)
                     : kept
                 if let out {
                     let file = "\(out)/\(name)-\(format4(i)).png"
@@ -275,11 +328,12 @@ struct RenderCommand: ParsableCommand {
         throw fail("render", "'\(transition)' is neither a file nor a preset (presets: \(Presets.all.keys.sorted().joined(separator: ", ")))")
     }
 
-    /// --scene, or the shipped yula scene: $CURTAIN_SCENES, then share/curtain/scenes next to
-    /// the installed binary, then scenes/ of the source tree the binary was built in.
+    /// --scene, or the preset's shipped scene (`Presets.scenes`, else yula's): $CURTAIN_SCENES,
+    /// then share/curtain/scenes next to the installed binary, then scenes/ of the source tree
+    /// the binary was built in.
     func scenePath() throws -> String {
         if let scene { return scene }
-        let relative = "yula/yula.scene.json"
+        let relative = transition.flatMap { Files.exists($0) ? nil : Presets.scenes[$0] } ?? "yula/yula.scene.json"
         if let env = getenv("CURTAIN_SCENES") { return String(cString: env) + "/" + relative }
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)

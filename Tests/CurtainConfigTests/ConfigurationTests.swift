@@ -50,6 +50,15 @@ import Testing
         #expect(errors("[transitions]\ntext_variants = 0\n") == ["c.toml:2:1: transitions.text_variants: 0 is outside 1...64"])
     }
 
+    /// Seed 001's four edges: `transitions.direction` sets the slide's direction.
+    @Test func slideDirection() throws {
+        let c = try Configuration(toml: "[transitions]\nreveal = \"slide\"\ndirection = \"left\"\n", file: "c.toml")
+        let t = try Timeline(document: c.transitions.reveal)
+        #expect(t.evaluate(at: 0).values[t.slotIndex(layer: "window", property: "translationX")!] == .scalar(-375))   // the timeline's default screen.width
+        #expect(errors("[transitions]\nreveal = \"slide\"\ndirection = \"up\"\n") == ["c.toml:3:1: transitions.direction: 'up' is not an edge (bottom, top, left, right)"])
+        #expect(errors("[transitions]\ndirection = \"top\"\n") == ["c.toml:2:1: transitions.direction: the reveal 'yula-mask-reveal' has no direction (slide has)"])
+    }
+
     @Test func noFileMeansDefaults() throws {
         let configuration = try Configuration(toml: "", file: "empty.toml")
         #expect(configuration.apps.isEmpty)
@@ -108,7 +117,7 @@ import Testing
             "c.toml:17:1: routes.deeplink[0].pattern: invalid pattern 'shop://p/<date:d>': unknown placeholder type 'date' (known: string, int, uuid, float, path)",
             "c.toml:26:1: routes.deeplink[2]: can never win: routes.deeplink[1] matches every link it matches and ranks higher",
             "c.toml:29:1: routes.deeplink[2].screen: app 'shop' has no screen 'gone'",
-            "c.toml:32:1: transitions.reveal: unknown transition 'fade-to-black' (presets: fade, fade-in, hero, logo-move, mask-reveal, panel-blur, slide, yula-appear, yula-mask-reveal)",
+            "c.toml:32:1: transitions.reveal: unknown transition 'fade-to-black' (presets: fade, fade-in, flip, hero, logo-move, mask-reveal, panel-blur, slide, yula-appear, yula-mask-reveal)",
         ])
     }
 

@@ -105,7 +105,7 @@ enum CLI {
 
         let missing = try await CLI.run("timeline", "no-such-preset")
         #expect(missing.status == 2)
-        #expect(missing.stderr.contains("is neither a file nor a preset (presets: fade, fade-in, hero, logo-move, mask-reveal, panel-blur, slide, yula-appear, yula-mask-reveal)"))
+        #expect(missing.stderr.contains("is neither a file nor a preset (presets: fade, fade-in, flip, hero, logo-move, mask-reveal, panel-blur, slide, yula-appear, yula-mask-reveal)"))
     }
 
     @Test func sourcePrintsADocumentThatCompilesToTheSameTimeline() async throws {

@@ -37,6 +37,30 @@ import Testing
         #expect(isPNG(directory + "/yula-appear-0003.png"))
     }
 
+    /// Seeds 001, 003, 004: each preset is drawn over its own shipped scene; panel-blur takes
+    /// the previous screen, hero the reported elements.
+    @Test func seedPresetsUseTheirScenes() async throws {
+        defer { _ = system("rm -rf '\(directory)'") }
+        for preset in ["slide", "flip", "panel-blur"] {
+            let r = try await CLI.run("render", preset, "--size", "60x100", "--at", "0.5", "--out", directory)
+            #expect(r.status == 0 && r.stdout == "\(directory)/\(preset)-t0500ms.png\n", "\(preset): \(r.stderr)")
+        }
+        let previous = try await CLI.run("render", "panel-blur", "--size", "60x100", "--previous", directory + "/slide-t0500ms.png",
+                                         "--at", "2.5", "--out", directory)
+        #expect(previous.status == 0, "\(previous.stderr)")
+        let hero = try await CLI.run("render", "hero", "--size", "60x100", "--element", "logo=4,4,10,10", "--sheet", directory + "/hero.png")
+        #expect(hero.status == 0 && isPNG(directory + "/hero.png"), "\(hero.stderr)")
+        let bad: [([String], String)] = [
+            (["render", "hero", "--element", "logo=1,2,3", "--at", "0", "--out", directory], "curtainctl render: --element 'logo=1,2,3' is not id=x,y,width,height\n"),
+            (["render", "panel-blur", "--previous", directory + "/none.png", "--at", "0", "--out", directory],
+             "curtainctl render: --previous \(directory)/none.png: No such file or directory\n"),
+        ]
+        for (arguments, message) in bad {
+            let r = try await TestProcess.run(CLI.executable, arguments)
+            #expect(r.status == 2 && r.stderr == message, "\(arguments): \(r.stderr)")
+        }
+    }
+
     @Test func sceneCheck() async throws {
         defer { _ = system("rm -rf '\(directory)'") }
         let root = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
@@ -57,7 +81,7 @@ import Testing
             (["render", "yula-mask-reveal", "--destination", "green", "--sheet", directory + "/s.png"], "curtainctl render: --destination 'green' is neither a #rgb, #rgba, #rrggbb or #rrggbbaa colour nor a PNG file\n"),
             (["render", "yula-mask-reveal", "--at", "0"], "curtainctl render: nothing to write: give --out DIR, --sheet FILE.png and/or --webp FILE.webp\n"),
             (["render", "yula-mask-reveal", "--at", "0", "--fps", "10", "--out", directory], "curtainctl render: give --at or --fps, not both\n"),
-            (["render", "no-such", "--at", "0", "--out", directory], "curtainctl render: 'no-such' is neither a file nor a preset (presets: fade, fade-in, hero, logo-move, mask-reveal, panel-blur, slide, yula-appear, yula-mask-reveal)\n"),
+            (["render", "no-such", "--at", "0", "--out", directory], "curtainctl render: 'no-such' is neither a file nor a preset (presets: fade, fade-in, flip, hero, logo-move, mask-reveal, panel-blur, slide, yula-appear, yula-mask-reveal)\n"),
             (["render", "yula-mask-reveal", "--scene", directory + "/none.scene.json", "--at", "0", "--out", directory], "curtainctl render: \(directory)/none.scene.json: cannot be read: No such file or directory\n"),
         ]
         for (arguments, message) in cases {

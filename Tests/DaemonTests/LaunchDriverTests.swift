@@ -48,6 +48,20 @@ import Varlink
         }
     }
 
+    /// A launch requested between two grid points: its first frame is the next grid point,
+    /// never the one before the request (the audit saw 4.4667 for a request at 4.4755).
+    @Test(.timeLimit(.minutes(1))) func theFirstFrameIsNeverStampedBeforeTheRequest() async throws {
+        let rig = await Rig()
+        await rig.advance(0.25)   // between frames 2 (0.2) and 3 (0.3)
+        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: Self.configuration)
+        #expect(await rig.next()["to"] == "requested")
+        #expect(await rig.next()["to"] == "presenting")
+        let first = await rig.next()
+        #expect(first["kind"] == "frame" && first["frame"] == 3, "\(first)")
+        if case .float(let time)? = first["time"] { #expect(time >= 0.25) } else { Issue.record("no time: \(first)") }
+        rig.loop.cancel()
+    }
+
     @Test(.timeLimit(.minutes(1))) func framesLandOnTheGridAtTheirScheduledTimes() async throws {
         let rig = await Rig()
         _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: Self.configuration)
@@ -149,7 +163,8 @@ extension LaunchDriverTests {
         #expect(try Wire.elements(frames(1) { _ in String(repeating: "a", count: 64) }).count == 1)
         #expect(throws: VarlinkError.invalidParameter("elements")) { try Wire.elements(frames(1) { _ in String(repeating: "a", count: 65) }) }
         #expect(throws: VarlinkError.invalidParameter("elements")) { try Wire.elements(frames(1) { _ in "logo.x" }) }
-        #expect(throws: VarlinkError.invalidParameter("elements")) {
+        // A bad number is named exactly.
+        #expect(throws: VarlinkError.invalidParameter("elements.logo.width")) {
             try Wire.elements(.object(["logo": .object(["x": 0, "y": 0, "width": -1, "height": 1])]))
         }
     }

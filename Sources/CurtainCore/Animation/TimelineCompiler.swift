@@ -218,13 +218,13 @@ private struct TimelineCompiler {
             case ["red", "green", "blue"], ["red", "green", "blue", "alpha"]:
                 return .color(Color(red: c["red"]!, green: c["green"]!, blue: c["blue"]!, alpha: c["alpha"] ?? 1))
             default:
-                let transformKeys: Set<String> = ["scale", "scaleX", "scaleY", "rotation", "translationX", "translationY"]
+                let transformKeys: Set<String> = ["scale", "scaleX", "scaleY", "rotation", "translationX", "translationY", "rotationY", "m34"]
                 guard !keys.isEmpty, keys.isSubset(of: transformKeys), !(keys.contains("scale") && (keys.contains("scaleX") || keys.contains("scaleY"))) else {
-                    throw TimelineError(path, "keys \(keys.sorted()) name no value kind; use {x,y}, {width,height}, {x,y,width,height}, {red,green,blue[,alpha]} or transform parts (scale | scaleX/scaleY, rotation, translationX, translationY)")
+                    throw TimelineError(path, "keys \(keys.sorted()) name no value kind; use {x,y}, {width,height}, {x,y,width,height}, {red,green,blue[,alpha]} or transform parts (scale | scaleX/scaleY, rotation, translationX, translationY, rotationY, m34)")
                 }
                 return .transform(Transform(scaleX: c["scale"] ?? c["scaleX"] ?? 1, scaleY: c["scale"] ?? c["scaleY"] ?? 1,
                                             rotation: c["rotation"] ?? 0, translationX: c["translationX"] ?? 0,
-                                            translationY: c["translationY"] ?? 0))
+                                            translationY: c["translationY"] ?? 0, rotationY: c["rotationY"] ?? 0, m34: c["m34"] ?? 0))
             }
         }
     }

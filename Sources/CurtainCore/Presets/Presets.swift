@@ -8,11 +8,49 @@ public enum Presets {
         "fade": fade,
         "fade-in": fadeIn,
         "slide": slide,
+        "flip": flip,
         "logo-move": logoMove,
         "panel-blur": panelBlur,
         // Built per launch from the elements the app reports; this is its form with none.
         "hero": Hero.document(from: Hero.defaultSplash(width: 375, height: 667), to: [:]).json(),
     ]
+
+    /// The scene each preset is drawn over, relative to the scenes directory (`scenes/` in the
+    /// source tree, `share/curtain/scenes` installed); presets without one use seed 000's.
+    public static let scenes: [String: String] = [
+        "yula-appear": "yula/yula.scene.json",
+        "yula-mask-reveal": "yula/yula.scene.json",
+        "mask-reveal": "yula/yula.scene.json",
+        "slide": "slide/slide.scene.json",
+        "flip": "slide/slide.scene.json",
+        "panel-blur": "panel-blur/panel-blur.scene.json",
+        "hero": "hero/hero.scene.json",
+    ]
+
+    /// Seed 001's four edges (`PresentingDirection`) as the slide's parameters, for a route's
+    /// or an app's `direction`; nil for any other name.
+    public static func slideDirection(_ name: String) -> [String: Double]? {
+        switch name {
+        case "bottom": ["direction.x": 0, "direction.y": 1]
+        case "top": ["direction.x": 0, "direction.y": -1]
+        case "left": ["direction.x": -1, "direction.y": 0]
+        case "right": ["direction.x": 1, "direction.y": 0]
+        default: nil
+        }
+    }
+
+    /// `document` with the defaults of the named parameters replaced (a configured slide
+    /// direction); nil when the document does not declare every one of them.
+    public static func document(_ document: TimelineDocument, defaults: [String: Double]) -> TimelineDocument? {
+        var result = document
+        var parameters = document.parameters ?? []
+        for (name, value) in defaults {
+            guard let index = parameters.firstIndex(where: { $0.name == name }) else { return nil }
+            parameters[index].default = .number(value)
+        }
+        result.parameters = parameters
+        return result
+    }
 
     /// The reduced-motion variant of every transition: a plain cross-fade.
     public static let reducedMotionAppear = "fade-in"

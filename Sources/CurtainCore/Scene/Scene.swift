@@ -136,6 +136,15 @@ public struct SceneLayer: Sendable, Hashable {
     public var fillRule = FillRule.nonZero
     public var text: Text?
     public var mask: Mask?
+    /// The layer shows what was on screen before the transition (Plymouth's retain): a
+    /// renderer given the previous screen draws it in place of the layer's own content, which
+    /// is then only a stand-in (seed 003 blurs it).
+    public var retained = false
+    /// A hero element of the splash (seed 004): the `hero` reveal pairs it by this id with the
+    /// app's elements; the layer shows the values of timeline layer `hero.<heroID>`.
+    public var heroID: String?
+    /// The element's own Hero modifiers (fade, scale, translate, delay, duration, timing).
+    public var heroModifiers: Hero.ElementModifiers?
     public var sublayers: [SceneLayer] = []
 
     public init(id: String, bounds: Rect, position: Point) {

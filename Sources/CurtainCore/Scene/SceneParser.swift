@@ -30,6 +30,7 @@ private struct SceneReader {
     var parameters: [String: Double]
     var layerCount = 0
     var ids: [String: String] = [:]  // id → path where declared
+    var heroIDs: [String: String] = [:]  // heroID → path where declared
 
     init(parameters: [String: Double]) { self.parameters = parameters }
 
@@ -65,7 +66,7 @@ private struct SceneReader {
     static let layerKeys: Set<String> = [
         "id", "animatedBy", "description", "role", "bounds", "position", "anchorPoint", "opacity", "hidden", "backgroundColor", "gradient",
         "cornerRadius", "contents", "contentsGravity", "path", "fillColor", "fillRule", "string", "variants", "font",
-        "fontSize", "color", "alignment", "mask", "sublayers",
+        "fontSize", "color", "alignment", "mask", "sublayers", "retained", "heroID", "heroModifiers",
     ]
 
     mutating func layer(_ value: JSONValue, _ path: String, depth: Int) throws(SceneError) -> SceneLayer {
@@ -144,6 +145,21 @@ private struct SceneReader {
             var inverted = false
             if let v = mo["inverted"] { guard case .bool(let b) = v else { throw SceneError("\(path).mask.inverted", "must be true or false") }; inverted = b }
             layer.mask = .init(layer: target, inverted: inverted)
+        }
+        if let v = o["retained"] { guard case .bool(let b) = v else { throw SceneError("\(path).retained", "must be true or false") }; layer.retained = b }
+        if let hero = try optionalString(o["heroID"], "\(path).heroID") {
+            guard !hero.isEmpty, hero.count <= 64, hero.utf8.allSatisfy({ $0 > 0x20 && $0 != UInt8(ascii: ".") && $0 < 0x7F }) else {
+                throw SceneError("\(path).heroID", "'\(hero)' must be 1…64 printable ASCII characters without spaces or '.'")
+            }
+            guard o["animatedBy"] == nil else { throw SceneError("\(path).heroID", "a hero element shows hero.\(hero); remove animatedBy") }
+            if let first = heroIDs[hero] { throw SceneError("\(path).heroID", "'\(hero)' is already the heroID of \(first)") }
+            heroIDs[hero] = path
+            layer.heroID = hero
+            layer.animatedBy = "hero." + hero
+        }
+        if let m = o["heroModifiers"] {
+            guard layer.heroID != nil else { throw SceneError("\(path).heroModifiers", "belongs to a hero element; add a heroID") }
+            do { layer.heroModifiers = try Hero.ElementModifiers(json: m, path: "\(path).heroModifiers") } catch { throw SceneError(error.path, error.message) }
         }
         if layer.role == .destination {
             for key in ["backgroundColor", "gradient", "contents", "path", "string", "variants"] where o[key] != nil {

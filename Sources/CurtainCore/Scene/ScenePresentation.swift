@@ -3,8 +3,8 @@
 ///
 /// Properties a renderer applies: `opacity`, `hidden` (≥ 0.5 hides), `position`, `bounds`,
 /// `anchorPoint`, `transform` and its parts `scale`, `scaleX`, `scaleY`, `rotation`,
-/// `translationX`, `translationY` (the parts override the transform's), `backgroundColor`,
-/// `cornerRadius`. Other properties (`blur`, …) are ignored by this slice of the renderer.
+/// `translationX`, `translationY`, `rotationY`, `m34` (the parts override the transform's),
+/// `backgroundColor`, `cornerRadius` and `blurRadius`. Other properties are ignored.
 public struct LayerPresentation: Sendable, Hashable {
     public var opacity: Double
     public var hidden: Bool
@@ -14,6 +14,9 @@ public struct LayerPresentation: Sendable, Hashable {
     public var transform: Transform
     public var backgroundColor: Color?
     public var cornerRadius: Double
+    /// Gaussian blur of the layer as drawn (its standard deviation, points; seed 003's
+    /// background): 0 is none, at most `maximumBlurRadius`.
+    public var blurRadius: Double
 
     public init(_ layer: SceneLayer, values: [String: Value]) {
         let key = layer.animatedBy ?? layer.id
@@ -46,14 +49,22 @@ public struct LayerPresentation: Sendable, Hashable {
         if case .scalar(let r)? = v("rotation") { transform.rotation = r }
         if case .scalar(let t)? = v("translationX") { transform.translationX = c(t) }
         if case .scalar(let t)? = v("translationY") { transform.translationY = c(t) }
+        if case .scalar(let r)? = v("rotationY") { transform.rotationY = r }
+        if case .scalar(let m)? = v("m34") { transform.m34 = m }
         backgroundColor = layer.backgroundColor
         if case .color(let c)? = v("backgroundColor") { backgroundColor = c }
         cornerRadius = layer.cornerRadius
         if case .scalar(let r)? = v("cornerRadius") { cornerRadius = c(max(r, 0)) }
+        // A blur's standard deviation in points, bounded so that a frame stays cheap to draw.
+        blurRadius = 0
+        if case .scalar(let r)? = v("blurRadius") { blurRadius = min(max(r, 0), Self.maximumBlurRadius) }
     }
 
     /// Largest animated coordinate a renderer is given, in points (far beyond any screen).
     public static let maximumCoordinate = 1_000_000.0
+
+    /// Largest blur radius a renderer applies, in points (beyond it a blur is a flat colour).
+    public static let maximumBlurRadius = 250.0
 
     /// Whether anything of the layer (and its subtree) can show.
     public var isVisible: Bool { !hidden && opacity > 0 }

@@ -1,3 +1,5 @@
+import RealModule
+
 /// A value a layer property can take, and can be animated between.
 ///
 /// Everything the seeds animate: opacity and blur radius (scalars), positions (points), sizes,
@@ -32,7 +34,7 @@ public enum Value: Sendable, Hashable {
         case .point(let x, let y): [x, y]
         case .size(let w, let h): [w, h]
         case .rect(let x, let y, let w, let h): [x, y, w, h]
-        case .transform(let t): [t.scaleX, t.scaleY, t.rotation, t.translationX, t.translationY]
+        case .transform(let t): [t.scaleX, t.scaleY, t.rotation, t.translationX, t.translationY, t.rotationY, t.m34]
         case .color(let c): [c.red, c.green, c.blue, c.alpha]
         }
     }
@@ -51,7 +53,9 @@ public enum Value: Sendable, Hashable {
             case 1: return t.scaleY
             case 2: return t.rotation
             case 3: return t.translationX
-            default: return t.translationY
+            case 4: return t.translationY
+            case 5: return t.rotationY
+            default: return t.m34
             }
         case .color(let c): return i == 0 ? c.red : i == 1 ? c.green : i == 2 ? c.blue : c.alpha
         }
@@ -64,7 +68,7 @@ public enum Value: Sendable, Hashable {
         case .point: ["x", "y"]
         case .size: ["width", "height"]
         case .rect: ["x", "y", "width", "height"]
-        case .transform: ["scaleX", "scaleY", "rotation", "translationX", "translationY"]
+        case .transform: ["scaleX", "scaleY", "rotation", "translationX", "translationY", "rotationY", "m34"]
         case .color: ["red", "green", "blue", "alpha"]
         }
     }
@@ -76,7 +80,8 @@ public enum Value: Sendable, Hashable {
         case .point: .point(x: c(0), y: c(1))
         case .size: .size(width: c(0), height: c(1))
         case .rect: .rect(x: c(0), y: c(1), width: c(2), height: c(3))
-        case .transform: .transform(Transform(scaleX: c(0), scaleY: c(1), rotation: c(2), translationX: c(3), translationY: c(4)))
+        case .transform: .transform(Transform(scaleX: c(0), scaleY: c(1), rotation: c(2), translationX: c(3), translationY: c(4),
+                                              rotationY: c(5), m34: c(6)))
         case .color: .color(Color(red: c(0), green: c(1), blue: c(2), alpha: c(3)))
         }
     }
@@ -95,7 +100,8 @@ public enum Value: Sendable, Hashable {
         case (.transform(let t1), .transform(let t2)):
             return .transform(Transform(
                 scaleX: mix(t1.scaleX, t2.scaleX), scaleY: mix(t1.scaleY, t2.scaleY), rotation: mix(t1.rotation, t2.rotation),
-                translationX: mix(t1.translationX, t2.translationX), translationY: mix(t1.translationY, t2.translationY)))
+                translationX: mix(t1.translationX, t2.translationX), translationY: mix(t1.translationY, t2.translationY),
+                rotationY: mix(t1.rotationY, t2.rotationY), m34: mix(t1.m34, t2.m34)))
         case (.color(let c1), .color(let c2)):
             return .color(Color(red: mix(c1.red, c2.red), green: mix(c1.green, c2.green), blue: mix(c1.blue, c2.blue), alpha: mix(c1.alpha, c2.alpha)))
         default:
@@ -109,9 +115,14 @@ public enum Value: Sendable, Hashable {
     }
 }
 
-/// A 2-D affine transform kept as its parts, which animate independently (as UIKit's
-/// `CGAffineTransform(scaleX:y:)`, `rotationAngle` and `translationX:y:` do in the seeds).
-/// Applied as scale, then rotation, then translation, about the layer's anchor.
+/// A layer transform kept as its parts, which animate independently (as UIKit's
+/// `CGAffineTransform(scaleX:y:)`, `rotationAngle` and `translationX:y:` do in the seeds), plus
+/// Core Animation's 3-D rotation about the y axis with perspective (seed 001's flip:
+/// `CATransform3DMakeRotation(θ, 0, 1, 0)` under a transform whose `m34` is −1/eye distance).
+/// Applied about the layer's anchor as: scale, then the y rotation projected with `m34`, then
+/// rotation, then translation. A point (x, y) of the scaled layer, relative to the anchor, goes
+/// to (x·cos θ, y) / w with w = 1 − m34·x·sin θ (row-vector `CATransform3D` maths: rotateY then
+/// the m34 divide); the eye looks down the z axis through the anchor.
 public struct Transform: Sendable, Hashable {
     public var scaleX: Double
     public var scaleY: Double
@@ -119,16 +130,35 @@ public struct Transform: Sendable, Hashable {
     public var rotation: Double
     public var translationX: Double
     public var translationY: Double
+    /// Radians about the layer's vertical axis through its anchor (`rotateY`); ±π/2 is edge-on.
+    public var rotationY: Double
+    /// Perspective, as `CATransform3D.m34`: −1/d for an eye d points in front of the layer;
+    /// 0 is an orthographic projection (a y rotation then only narrows the layer by cos θ).
+    public var m34: Double
 
-    public init(scaleX: Double = 1, scaleY: Double = 1, rotation: Double = 0, translationX: Double = 0, translationY: Double = 0) {
+    public init(scaleX: Double = 1, scaleY: Double = 1, rotation: Double = 0, translationX: Double = 0, translationY: Double = 0,
+                rotationY: Double = 0, m34: Double = 0) {
         self.scaleX = scaleX
         self.scaleY = scaleY
         self.rotation = rotation
         self.translationX = translationX
         self.translationY = translationY
+        self.rotationY = rotationY
+        self.m34 = m34
     }
 
     public static let identity = Transform()
+
+    /// Whether the y rotation makes the transform non-affine (the renderer projects the layer).
+    public var hasDepth: Bool { rotationY != 0 }
+
+    /// Where a point of the scaled layer, (x, y) from the anchor, lands after the y rotation and
+    /// perspective (before rotation and translation); nil when it is at or behind the eye.
+    public func project(x: Double, y: Double) -> (x: Double, y: Double)? {
+        let w = 1 - m34 * x * Double.sin(rotationY)
+        guard w > 1e-6 else { return nil }
+        return (x * Double.cos(rotationY) / w, y / w)
+    }
 }
 
 /// Straight (not premultiplied) RGBA, each in [0, 1].

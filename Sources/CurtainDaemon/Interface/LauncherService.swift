@@ -15,9 +15,13 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
     static var launcherText: String { String(decoding: PackageResources.io_curtain_Launcher_varlink, as: UTF8.self) }
     static var appText: String { String(decoding: PackageResources.io_curtain_App_varlink, as: UTF8.self) }
 
-    private func authorize(_ request: VarlinkService.Request, _ method: String) throws(VarlinkError) {
+    /// Throws PermissionDenied of the interface the method belongs to (an app is answered in
+    /// io.curtain.App's terms, which it knows; not in io.curtain.Launcher's).
+    private func authorize(_ request: VarlinkService.Request, _ method: String, app: Bool = false) throws(VarlinkError) {
         let authorization = Authorization(controlGroup: state.current.daemon.controlGroup)
-        guard authorization.mayControl(request.peer) else { throw LauncherErrors.permissionDenied(method) }
+        guard authorization.mayControl(request.peer) else {
+            throw app ? AppErrors.permissionDenied(method) : LauncherErrors.permissionDenied(method)
+        }
     }
 
     private static func id(_ parameters: [String: JSONValue], _ key: String = "id") throws(VarlinkError) -> LaunchID {
@@ -101,7 +105,9 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             let action: ControlAction
             switch p["action"] {
             case "seek"?:
-                guard case let progress? = p["progress"]?.number else { throw VarlinkError.invalidParameter("progress") }
+                guard case let progress? = p["progress"]?.number, progress.isFinite, WireLimits.progress.contains(progress) else {
+                    throw VarlinkError.invalidParameter("progress")
+                }
                 action = .seek(progress)
             case "pause"?: action = .pause
             case "resume"?: action = .resume
@@ -145,9 +151,10 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             var only: UInt64?
             if p["launch"] != nil, p["launch"] != .null { only = try Self.id(p, "launch").value }
             var everyNth = 1
-            if case let fps? = p["fps"]?.number {
-                guard fps > 0, fps.isFinite else { throw VarlinkError.invalidParameter("fps") }
-                everyNth = max(1, Int(await driver.fps / fps))
+            if let fps = try Wire.watchFPS(p["fps"]) {
+                // Both rates are bounded (fps by WireLimits.watchFPS, the display's by
+                // daemon.frame_rate), so the ratio is small and finite.
+                everyNth = max(1, Int((await driver.fps / fps).rounded(.down)))
             }
             let configuration = state.current
             let direct = request.direct.map { writer in
@@ -173,7 +180,7 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
 
         var app = InterfaceBuilder(Self.appText)
         app.rawMethod("Ready") { request, reply in
-            try authorize(request, "Ready")
+            try authorize(request, "Ready", app: true)
             let p = request.call.parameters
             var stage = ReadinessStage.ready
             if case .string(let name)? = p["stage"], let parsed = ReadinessStage(rawValue: name) { stage = parsed }
@@ -186,7 +193,7 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             try await reply([:], false)
         }
         app.rawMethod("Attach", options: .init(requiresMore: true)) { [state, supervisor] request, reply in
-            try authorize(request, "Attach")
+            try authorize(request, "Attach", app: true)
             guard case .string(let name)? = request.call.parameters["app"], state.current.apps.contains(where: { $0.name == name }),
                   let supervisor else {
                 throw VarlinkError("io.curtain.App.NoSuchApp", ["app": request.call.parameters["app"] ?? .null])
@@ -211,7 +218,7 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             throw CancellationError()   // the daemon is stopping: a final ShuttingDown reply
         }
         app.rawMethod("Failed") { request, reply in
-            try authorize(request, "Failed")
+            try authorize(request, "Failed", app: true)
             let p = request.call.parameters
             guard case .string(let reason)? = p["reason"] else { throw VarlinkError.invalidParameter("reason") }
             do throws(VarlinkError) { try await driver.appFailed(try Self.id(p, "launch"), reason: reason) } catch {

@@ -52,19 +52,31 @@ enum Wire {
 
     static let maximumElements = 32
 
-    /// Reported element frames: checked ids, finite numbers, a bounded count.
+    /// Reported element frames: checked ids, finite numbers within WireLimits, a bounded count.
+    /// The error names the offending value ("elements.logo.width").
     static func elements(_ value: JSONValue?) throws(VarlinkError) -> [String: Hero.Frame] {
         guard case .object(let object)? = value else { return [:] }
         guard object.count <= maximumElements else { throw VarlinkError.invalidParameter("elements") }
         var result: [String: Hero.Frame] = [:]
         for (id, frame) in object {
-            guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }),
-                  case let x? = frame["x"]?.number, case let y? = frame["y"]?.number,
-                  case let w? = frame["width"]?.number, case let h? = frame["height"]?.number,
-                  [x, y, w, h].allSatisfy(\.isFinite), w >= 0, h >= 0 else { throw VarlinkError.invalidParameter("elements") }
-            result[id] = Hero.Frame(x: x, y: y, width: w, height: h)
+            guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }) else {
+                throw VarlinkError.invalidParameter("elements")
+            }
+            func number(_ key: String, _ range: ClosedRange<Double>) throws(VarlinkError) -> Double {
+                guard case let n? = frame[key]?.number, n.isFinite, range.contains(n) else { throw VarlinkError.invalidParameter("elements.\(id).\(key)") }
+                return n
+            }
+            result[id] = Hero.Frame(x: try number("x", WireLimits.elementCoordinate), y: try number("y", WireLimits.elementCoordinate),
+                                    width: try number("width", WireLimits.elementSize), height: try number("height", WireLimits.elementSize))
         }
         return result
+    }
+
+    /// Watch's `fps`, if given: finite and within WireLimits.watchFPS.
+    static func watchFPS(_ value: JSONValue?) throws(VarlinkError) -> Double? {
+        guard let value, value != .null else { return nil }
+        guard case let fps? = value.number, fps.isFinite, WireLimits.watchFPS.contains(fps) else { throw VarlinkError.invalidParameter("fps") }
+        return fps
     }
 
     /// A Route parameter: exactly one of normal, deeplink and push.
@@ -96,6 +108,12 @@ extension Value.Kind {
         case .transform: 5
         }
     }
+}
+
+/// io.curtain.App's errors.
+enum AppErrors {
+    static let prefix = "io.curtain.App."
+    static func permissionDenied(_ method: String) -> VarlinkError { VarlinkError(prefix + "PermissionDenied", ["method": .string(method)]) }
 }
 
 /// io.curtain.Launcher's errors.

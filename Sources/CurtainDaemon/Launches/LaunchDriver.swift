@@ -151,7 +151,9 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
     /// The frame due at `t`, evaluated at its scheduled time; missed frames are skipped.
     private func emitFrame(at t: Double) {
-        guard let index = grid.due(at: t, after: lastFrame) else { return }
+        // Never stamped before the transition showing began (the grid point just before a
+        // launch's request is not one of its frames).
+        guard let index = grid.due(at: t, after: lastFrame, notBefore: coordinator.current?.changedAt) else { return }
         let time = grid.time(of: index)
         guard let presentation = coordinator.presentation(at: time) else { return }
         // A still overlay (holding, paused) is sent once, then not again until it moves.

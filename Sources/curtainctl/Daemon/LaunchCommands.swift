@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import CurtainCore
 import CurtainctlSupport
 import JSON
 
@@ -97,7 +98,15 @@ struct WatchCommand: ParsableCommand {
     @OptionGroup var options: DaemonOptions
     @Argument(help: "Only this launch (the stream ends with it).") var id: Int?
     @Flag(help: "Also the overlay's frames.") var frames = false
-    @Option(help: "At most this many frames per second.") var fps: Double?
+    @Option(help: "At most this many frames per second (0.1 to 1000).") var fps: Double?
+
+    // The daemon's ranges (WireLimits), checked here too so a typo gets a usage error.
+    func validate() throws {
+        if let id, id <= 0 { throw ValidationError("the launch id must be a positive integer (got \(id))") }
+        if let fps, !(fps.isFinite && WireLimits.watchFPS.contains(fps)) {
+            throw ValidationError("--fps must be a number from \(Format.number(WireLimits.watchFPS.lowerBound)) to \(Format.number(WireLimits.watchFPS.upperBound)) (got \(fps))")
+        }
+    }
 
     func run() throws {
         var parameters: [String: JSONValue] = [:]

@@ -1,0 +1,237 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CCairo
+import CurtainCore
+
+// What cairo's 2-D model cannot draw directly, kept apart from the painter's ordinary path:
+// a layer turned about its vertical axis in perspective (seed 001's flip), a blurred layer
+// (seed 003), and the retained previous screen.
+
+extension Painter {
+    /// Largest side of a 3-D layer's offscreen image, in pixels.
+    static let maximumProjectedSide = 4096.0
+
+    static func needsEffects(_ layer: SceneLayer, _ p: LayerPresentation) -> Bool {
+        p.transform.hasDepth || (p.blurRadius > 0 && layer.role == .overlay)
+    }
+
+    func drawWithEffects(_ layer: SceneLayer, _ p: LayerPresentation) {
+        if p.transform.hasDepth { drawProjected(layer, p) } else { drawBlurred(layer, p) }
+    }
+
+    /// The previous screen, stretched over the layer's bounds.
+    func paintRetained(_ image: Image, _ b: SceneLayer.Rect) {
+        guard image.width > 0, image.height > 0, b.width > 0, b.height > 0 else { return }
+        cairo_save(cr)
+        defer { cairo_restore(cr) }
+        cairo_rectangle(cr, b.x, b.y, b.width, b.height)
+        cairo_clip(cr)
+        cairo_translate(cr, b.x, b.y)
+        cairo_scale(cr, b.width / Double(image.width), b.height / Double(image.height))
+        cairo_set_source_surface(cr, image.surface, 0, 0)
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+        // Scaled, the filter samples past the image's edge: PAD repeats the edge pixels there
+        // instead of fading the border towards transparent.
+        cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
+        cairo_paint(cr)
+    }
+
+    /// This painter drawing into an offscreen image's context (its whole surface), without
+    /// the layer cache (its pixels belong to the frame's device space).
+    func offscreenPainter(_ context: OpaquePointer) -> Painter {
+        var painter = self
+        painter.cr = context
+        painter.cache = nil
+        let target = cairo_get_target(context)!
+        painter.screen = PixelRect(x: 0, y: 0, width: Int(cairo_image_surface_get_width(target)), height: Int(cairo_image_surface_get_height(target)))
+        return painter
+    }
+
+    /// Device pixels per user unit of the current transformation (its area scale).
+    func deviceScale(_ context: OpaquePointer) -> Double {
+        var m = cairo_matrix_t()
+        cairo_get_matrix(context, &m)
+        return max(abs(m.xx * m.yy - m.xy * m.yx).squareRoot(), 1e-6)
+    }
+
+    /// A transparent image the size of the context's target, drawn with the context's current
+    /// transformation (so it lines up with the target pixel for pixel).
+    func deviceSizedLayer(like context: OpaquePointer) -> (surface: OpaquePointer, context: OpaquePointer) {
+        let target = cairo_get_target(context)!
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, cairo_image_surface_get_width(target), cairo_image_surface_get_height(target))!
+        let offscreen = cairo_create(surface)!
+        var m = cairo_matrix_t()
+        cairo_get_matrix(context, &m)
+        cairo_set_matrix(offscreen, &m)
+        return (surface, offscreen)
+    }
+
+    /// Paints a device-sized image onto the context, pixel for pixel.
+    func composite(_ surface: OpaquePointer, _ op: cairo_operator_t) {
+        cairo_save(cr)
+        cairo_identity_matrix(cr)
+        cairo_set_operator(cr, op)
+        cairo_set_source_surface(cr, surface, 0, 0)
+        cairo_paint(cr)
+        cairo_restore(cr)
+    }
+
+    /// The layer drawn as usual into an offscreen image, blurred there, and composited.
+    func drawBlurred(_ layer: SceneLayer, _ p: LayerPresentation) {
+        let (surface, offscreen) = deviceSizedLayer(like: cr)
+        defer { cairo_surface_destroy(surface) }
+        let painter = offscreenPainter(offscreen)
+        painter.applyGeometry(p)
+        painter.drawBody(layer, p)
+        let sigma = p.blurRadius * deviceScale(offscreen)
+        cairo_destroy(offscreen)
+        Blur.gaussian(surface, sigma: sigma)
+        composite(surface, CAIRO_OPERATOR_OVER)
+    }
+
+    /// A layer with a y rotation: drawn flat (scaled, unrotated) into an image, then mapped onto
+    /// its perspective projection. The projection of a y rotation keeps each column of the
+    /// layer a vertical segment (x' = u·cos θ / w(u), y' = v / w(u)), so the image is drawn in
+    /// thin vertical strips, each an affine map onto its trapezoid — exact at the strip's
+    /// edges, within a fraction of a pixel inside (cairo has no projective patterns). Strips are
+    /// summed with ADD so that their shared antialiased edges add up to full coverage.
+    func drawProjected(_ layer: SceneLayer, _ p: LayerPresentation) {
+        let b = p.bounds, t = p.transform
+        let width = b.width * abs(t.scaleX), height = b.height * abs(t.scaleY)
+        guard width > 0, height > 0, width.isFinite, height.isFinite else { return }
+        // The flat image's resolution: the device's, bounded.
+        cairo_translate(cr, p.position.x + t.translationX, p.position.y + t.translationY)
+        cairo_rotate(cr, t.rotation)
+        let k = min(deviceScale(cr), Self.maximumProjectedSide / width, Self.maximumProjectedSide / height)
+        let pixelsWide = max(1, Int((width * k).rounded(.up))), pixelsHigh = max(1, Int((height * k).rounded(.up)))
+
+        func flat(_ draw: (Painter) -> Void) -> OpaquePointer {
+            let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(pixelsWide), Int32(pixelsHigh))!
+            let context = cairo_create(surface)!
+            cairo_scale(context, Double(pixelsWide) / b.width, Double(pixelsHigh) / b.height)
+            cairo_translate(context, -b.x, -b.y)
+            draw(offscreenPainter(context))
+            cairo_destroy(context)
+            return surface
+        }
+        func project(_ surface: OpaquePointer, _ op: cairo_operator_t) {
+            let (sum, context) = deviceSizedLayer(like: cr)
+            defer { cairo_surface_destroy(sum) }
+            cairo_set_operator(context, CAIRO_OPERATOR_ADD)
+            let pattern = cairo_pattern_create_for_surface(surface)!
+            cairo_pattern_set_filter(pattern, CAIRO_FILTER_BILINEAR)
+            cairo_pattern_set_extend(pattern, CAIRO_EXTEND_PAD)
+            let u0 = -p.anchorPoint.x * width, v0 = -p.anchorPoint.y * height, v1 = v0 + height
+            let projectedWidth = abs(cos(t.rotationY)) * width * k
+            let strips = min(pixelsWide, max(1, Int(projectedWidth / 2) + 1))
+            for i in 0..<strips {
+                let ua = u0 + width * Double(i) / Double(strips), ub = u0 + width * Double(i + 1) / Double(strips)
+                guard let a = t.project(x: ua, y: 1), let c = t.project(x: ub, y: 1), abs(c.x - a.x) > 1e-9 else { continue }
+                let ka = a.y, kb = c.y, mid = (ka + kb) / 2
+                cairo_new_path(context)
+                cairo_move_to(context, a.x, v0 * ka)
+                cairo_line_to(context, c.x, v0 * kb)
+                cairo_line_to(context, c.x, v1 * kb)
+                cairo_line_to(context, a.x, v1 * ka)
+                cairo_close_path(context)
+                // User (projected) space → image pixels: x linear across the strip, y / w.
+                let du = (ub - ua) / (c.x - a.x), px = Double(pixelsWide) / width, py = Double(pixelsHigh) / height
+                var m = cairo_matrix_t()
+                cairo_matrix_init(&m, du * px, 0, 0, py / mid, (ua - a.x * du - u0) * px, -v0 * py)
+                cairo_pattern_set_matrix(pattern, &m)
+                cairo_set_source(context, pattern)
+                cairo_fill(context)
+            }
+            cairo_pattern_destroy(pattern)
+            cairo_destroy(context)
+            composite(sum, op)
+        }
+
+        if layer.role == .destination {
+            // The app shows in the projected frame; the sublayers paint inside it, above it.
+            let region = flat { painter in
+                let visible = painter.destinationRegion(layer, p)
+                cairo_set_source(painter.cr, visible)
+                cairo_paint(painter.cr)
+                cairo_pattern_destroy(visible)
+            }
+            defer { cairo_surface_destroy(region) }
+            project(region, CAIRO_OPERATOR_DEST_OUT)
+            guard !layer.sublayers.isEmpty else { return }
+            let above = flat { painter in
+                for sub in layer.sublayers { painter.draw(sub) }
+                cairo_identity_matrix(painter.cr)
+                cairo_set_operator(painter.cr, CAIRO_OPERATOR_DEST_IN)
+                cairo_set_source_surface(painter.cr, region, 0, 0)
+                cairo_paint(painter.cr)
+            }
+            defer { cairo_surface_destroy(above) }
+            project(above, CAIRO_OPERATOR_OVER)
+        } else {
+            let image = flat { painter in painter.drawBody(layer, p) }
+            defer { cairo_surface_destroy(image) }
+            if p.blurRadius > 0 { Blur.gaussian(image, sigma: p.blurRadius * k) }
+            project(image, CAIRO_OPERATOR_OVER)
+        }
+    }
+}
+
+/// A Gaussian blur of a cairo ARGB32 image, in place, as three box blurs in each direction
+/// (the standard approximation: three boxes whose variances add up to σ², within a few per
+/// cent of the Gaussian). Written here because no library on the machine fits: cairo has no
+/// blur; pixman's PIXMAN_FILTER_SEPARABLE_CONVOLUTION stores its kernel separably but
+/// evaluates the full width × height product per pixel (O(σ²) per pixel, ~20 000 taps at
+/// σ = 20) and is reachable only through pixman directly; a running-sum box costs O(1) per
+/// pixel whatever σ. Premultiplied channels blur correctly as they are; edges clamp (the
+/// image's border pixels extend outwards), so a full-screen layer does not darken at the
+/// screen's edges.
+enum Blur {
+    /// Box widths (odd) whose three variances add up to σ² (Kovesi's / W. Jarosz's recipe).
+    static func boxes(sigma: Double, count: Int = 3) -> [Int] {
+        guard sigma > 0 else { return [] }
+        let n = Double(count)
+        let ideal = (12 * sigma * sigma / n + 1).squareRoot()
+        var lower = Int(ideal.rounded(.down))
+        if lower % 2 == 0 { lower -= 1 }
+        lower = max(lower, 1)
+        let upper = lower + 2
+        let l = Double(lower)
+        let m = Int(((12 * sigma * sigma - n * l * l - 4 * n * l - 3 * n) / (-4 * l - 4)).rounded())
+        return (0..<count).map { $0 < m ? lower : upper }
+    }
+
+    static func gaussian(_ surface: OpaquePointer, sigma: Double) {
+        let widths = boxes(sigma: sigma).filter { $0 > 1 }
+        guard !widths.isEmpty else { return }
+        cairo_surface_flush(surface)
+        let w = Int(cairo_image_surface_get_width(surface)), h = Int(cairo_image_surface_get_height(surface))
+        let stride = Int(cairo_image_surface_get_stride(surface)) / 4
+        guard w > 0, h > 0, let raw = cairo_image_surface_get_data(surface) else { return }
+        let pixels = UnsafeMutableRawPointer(raw).bindMemory(to: UInt32.self, capacity: stride * h)
+        let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: max(w, h))
+        defer { scratch.deallocate() }
+        for width in widths {
+            let r = width / 2
+            for y in 0..<h { box(pixels + y * stride, step: 1, count: w, radius: r, scratch) }
+            for x in 0..<w { box(pixels + x, step: stride, count: h, radius: r, scratch) }
+        }
+        cairo_surface_mark_dirty(surface)
+    }
+
+    /// One box pass along a line of `count` pixels `step` apart: each becomes the mean of the
+    /// 2r + 1 around it (indices clamped to the line), rounded.
+    static func box(_ line: UnsafeMutablePointer<UInt32>, step: Int, count: Int, radius r: Int, _ scratch: UnsafeMutablePointer<UInt32>) {
+        for i in 0..<count { scratch[i] = line[i * step] }
+        let last = count - 1, n = UInt32(2 * r + 1), half = n / 2
+        var s0: UInt32 = 0, s1: UInt32 = 0, s2: UInt32 = 0, s3: UInt32 = 0
+        @inline(__always) func add(_ p: UInt32) { s0 &+= p & 0xFF; s1 &+= (p >> 8) & 0xFF; s2 &+= (p >> 16) & 0xFF; s3 &+= p >> 24 }
+        @inline(__always) func sub(_ p: UInt32) { s0 &-= p & 0xFF; s1 &-= (p >> 8) & 0xFF; s2 &-= (p >> 16) & 0xFF; s3 &-= p >> 24 }
+        for i in -r...r { add(scratch[min(max(i, 0), last)]) }
+        for i in 0..<count {
+            line[i * step] = ((s3 + half) / n) << 24 | ((s2 + half) / n) << 16 | ((s1 + half) / n) << 8 | ((s0 + half) / n)
+            add(scratch[min(i + r + 1, last)])
+            sub(scratch[max(i - r, 0)])
+        }
+    }
+}
