@@ -6,6 +6,7 @@ import CCairo
 import CurtainCore
 @testable import CurtainRender
 
+extension RenderSuites {   // run one test at a time: RenderSuites.swift (left unindented)
 /// The cache and the damaged-region repaint must draw what a full, uncached repaint draws:
 /// every 30 Hz frame of seed 000's appear and reveal, drawn incrementally into one kept frame
 /// by a caching renderer, against a fresh full render by a renderer without cache, within the
@@ -86,8 +87,98 @@ import CurtainCore
         }
         #expect(difference(images[0], images[1]).beyond == 0)
     }
+
+    /// A previous screen: black left half, white right half (sharp: blur shows).
+    static func halves(_ width: Int, _ height: Int, left: (Double, Double, Double) = (0, 0, 0)) -> Image {
+        let image = Image(width: width, height: height)
+        let cr = cairo_create(image.surface)!
+        cairo_set_source_rgb(cr, 1, 1, 1); cairo_paint(cr)
+        cairo_set_source_rgb(cr, left.0, left.1, left.2); cairo_rectangle(cr, 0, 0, Double(width / 2), Double(height)); cairo_fill(cr)
+        cairo_destroy(cr)
+        return image
+    }
+
+    /// Effects under the cache and the damaged-region repaint: seeds 001 (slide, flip: the
+    /// presenter turned in 3-D), 003 (the blurred retained previous screen) and 004 (hero),
+    /// every 5 Hz frame twice through, drawn incrementally by a caching renderer, match a full
+    /// uncached render (small frames: blur is slow in debug builds).
+    @Test(arguments: [("slide", "slide"), ("slide", "flip"), ("panel-blur", "panel-blur"), ("hero", "hero")])
+    func effectsMatchAFullUncachedRender(scene: String, transition: String) throws {
+        let width = 120, height = 214
+        let path = "\(SeedRenderTests.scenes)/\(scene)/\(scene).scene.json"
+        let reference = try SceneRenderer(sceneFile: path, cacheBytes: 0)
+        let renderer = try SceneRenderer(sceneFile: path)
+        let document = transition == "hero"
+            ? Hero.document(from: Hero.elements(in: try renderer.scene(width: width, height: height)),
+                            to: ["logo": Hero.Element(Hero.Frame(x: 8, y: 16, width: 24, height: 24))])
+            : Presets.document(named: transition)!
+        let timeline = try Timeline(document: document)
+        let screen = scene == "panel-blur" ? Self.halves(width, height) : nil
+        let count = Int((timeline.duration * 5).rounded(.up)) + 1
+        let frames = (0..<count).map { timeline.keyedValues(timeline.evaluate(at: min(Double($0) / 5, timeline.duration))) }
+        let kept = try renderer.makeFrame(width: width, height: height)
+        var previous: [String: Value]? = nil
+        for (i, values) in (frames + frames).enumerated() {
+            let damage = try renderer.render(values: values, into: kept, previous: previous, previousScreen: screen)
+            previous = values
+            let full = try reference.render(values: values, width: width, height: height, previousScreen: screen)
+            let d = difference(kept, full)
+            #expect(d.beyond <= YulaRenderTests.edgeAllowance / 4, "\(transition) frame \(i): \(d.beyond) pixels beyond ±2 (worst \(d.worst)), damage \(String(describing: damage))")
+        }
+    }
+
+    /// Blur and perspective paint beyond a layer's affine bounds (a halo of about 3σ; the near
+    /// edge of a turned layer grows): a blurred dot that moves away and a card that turns back
+    /// flat leave nothing behind, and a blurred layer's sublayer that changes repaints the blur.
+    @Test func effectsRepaintBeyondTheirBounds() throws {
+        let path = "/tmp/curtain-effects-\(getpid()).scene.json"
+        defer { unlink(path) }
+        let json = """
+            {"name": "effects", "layers": [
+              {"id": "ground", "bounds": [0, 0, 100, 100], "position": [50, 50], "backgroundColor": "#ffffff"},
+              {"id": "dot", "bounds": [0, 0, 12, 12], "position": [25, 25], "backgroundColor": "#ff0000",
+               "sublayers": [{"id": "pip", "bounds": [0, 0, 4, 4], "position": [6, 6], "backgroundColor": "#0000ff"}]},
+              {"id": "card", "bounds": [0, 0, 30, 30], "position": [65, 65], "backgroundColor": "#00aa00"}
+            ]}
+            """
+        let file = fopen(path, "w")!
+        fputs(json, file)
+        fclose(file)
+        let renderer = try SceneRenderer(sceneFile: path), reference = try SceneRenderer(sceneFile: path, cacheBytes: 0)
+        func frame(dot: Double, pip: Double, turn: Double) -> [String: Value] {
+            ["dot.position": .point(x: dot, y: 25), "dot.blurRadius": .scalar(4), "pip.position": .point(x: pip, y: 6),
+             "card.rotationY": .scalar(turn), "card.m34": .scalar(-1.0 / 40)]
+        }
+        let frames = [frame(dot: 25, pip: 6, turn: 1.0), frame(dot: 75, pip: 6, turn: 0), frame(dot: 75, pip: 3, turn: 0)]
+        let kept = try renderer.makeFrame(width: 100, height: 100)
+        var previous: [String: Value]? = nil
+        for (i, values) in frames.enumerated() {
+            try renderer.render(values: values, into: kept, previous: previous)
+            previous = values
+            let d = difference(kept, try reference.render(values: values, width: 100, height: 100))
+            #expect(d.beyond == 0, "frame \(i): \(d.beyond) pixels beyond ±2 (worst \(d.worst))")
+        }
+    }
+
+    /// The retained layer shows the previous screen: given another one, an incremental frame
+    /// with unchanged values repaints everything (same values, same screen: nothing).
+    @Test func anotherPreviousScreenRepaintsAll() throws {
+        let width = 60, height = 100
+        let renderer = try SceneRenderer(sceneFile: "\(SeedRenderTests.scenes)/panel-blur/panel-blur.scene.json")
+        let timeline = try Timeline(document: Presets.document(named: "panel-blur")!)
+        let values = timeline.keyedValues(timeline.evaluate(at: timeline.duration / 2))
+        let black = Self.halves(width, height), red = Self.halves(width, height, left: (1, 0, 0))
+        let kept = try renderer.makeFrame(width: width, height: height)
+        try renderer.render(values: values, into: kept, previous: nil, previousScreen: black)
+        #expect(try renderer.render(values: values, into: kept, previous: values, previousScreen: black) == nil)
+        #expect(try renderer.render(values: values, into: kept, previous: values, previousScreen: red) == PixelRect(x: 0, y: 0, width: width, height: height))
+        let full = try SceneRenderer(sceneFile: renderer.path, cacheBytes: 0).render(values: values, width: width, height: height, previousScreen: red)
+        #expect(difference(kept, full).beyond == 0)
+    }
+}
 }
 
+extension RenderSuites {   // run one test at a time: RenderSuites.swift (left unindented)
 /// `destinationImage`: a stand-in app screenshot below the overlay, scaled to fill the frame.
 @Suite struct DestinationImageTests {
     @Test func screenshotShowsInsideTheHole() throws {
@@ -115,4 +206,5 @@ import CurtainCore
         try Image(width: 8193, height: 1).writePNG(to: path)
         #expect(throws: RenderError("\(path): is 8193 × 1 pixels, more than the limit of 8192 × 8192")) { try Image.loadPNG(path) }
     }
+}
 }

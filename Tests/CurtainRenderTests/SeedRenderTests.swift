@@ -6,6 +6,7 @@ import CCairo
 import CurtainCore
 @testable import CurtainRender
 
+extension RenderSuites {   // run one test at a time: RenderSuites.swift (left unindented)
 /// Seeds 001, 003 and 004 drawn from their shipped scenes: goldens at chosen times (the same
 /// tolerance as seed 000's: each premultiplied channel within 2/255, at most 250 pixels beyond
 /// — see YulaRenderTests), and one pixel check each that follows from the article's numbers.
@@ -164,4 +165,5 @@ import CurtainCore
         #expect(inside.contains { end.rgba($0.0, $0.1).a == 255 })
         #expect(end.rgba(Self.width / 2, Self.height / 2).a == 0)
     }
+}
 }

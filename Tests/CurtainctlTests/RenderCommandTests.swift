@@ -6,7 +6,7 @@ import Testing
 
 /// `curtainctl render`, run as a user would: curtainctl executes curtainctl-render, which
 /// finds the shipped scene in the source tree's scenes/ and writes PNGs.
-@Suite struct RenderCommandTests {
+@Suite(.serialized) struct RenderCommandTests {
     let directory: String = {
         var template = Array("/tmp/curtain-render-XXXXXX".utf8CString)
         return String(cString: mkdtemp(&template)!)

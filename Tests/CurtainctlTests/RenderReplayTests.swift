@@ -7,7 +7,7 @@ import Testing
 
 /// `curtainctl render --events` (a recorded `launch --follow --frames --json short` stream),
 /// `--webp` and `--destination PNG`, run as a user would.
-@Suite struct RenderReplayTests {
+@Suite(.serialized) struct RenderReplayTests {
     let directory: String = {
         var template = Array("/tmp/curtain-replay-XXXXXX".utf8CString)
         return String(cString: mkdtemp(&template)!)
