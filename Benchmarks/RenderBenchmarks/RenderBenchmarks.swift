@@ -11,6 +11,7 @@ import CurtainRender
 /// - naive: every pixel repainted, without the static-layer cache (the reference);
 /// - full: every pixel repainted (`render(values:into:previous: nil)`), static layers cached;
 /// - incremental: only the region that changed since the previous frame (`previous:` given).
+/// Seed 003 (panel-blur, over its own scene) adds a blurred retained previous screen.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput],
@@ -19,7 +20,7 @@ let benchmarks: @Sendable () -> Void = {
         maxDuration: getenv("BENCH_QUICK") != nil ? .milliseconds(300) : .seconds(3),
         maxIterations: 100_000
     )
-    for name in ["yula-mask-reveal", "yula-appear"] {
+    for name in ["yula-mask-reveal", "yula-appear", "panel-blur"] {
         for mode in Player.Mode.allCases {
             let player = Player(transition: name, mode: mode)
             Benchmark("render 1920x1080 \(name) \(mode.rawValue)") { benchmark in
@@ -40,6 +41,8 @@ final class Player: @unchecked Sendable {
     let mode: Mode
     var index = 0
     var previous: [String: Value]? = nil
+    /// What was on screen before (panel-blur's retained layer shows it, blurred).
+    let previousScreen: Image?
 
     init(transition: String, mode: Mode) {
         self.mode = mode
@@ -47,17 +50,31 @@ final class Player: @unchecked Sendable {
         let timeline = try! Timeline(document: Presets.document(named: transition)!, parameters: parameters)
         let count = Int((timeline.duration * 60).rounded(.up)) + 1
         frames = (0..<count).map { timeline.keyedValues(timeline.evaluate(at: min(Double($0) / 60, timeline.duration))) }
-        renderer = try! SceneRenderer(sceneFile: repositoryRoot() + "/scenes/yula/yula.scene.json", cacheBytes: mode == .naive ? 0 : SceneRenderer.Limits.cacheBytes)
+        let scene = Presets.scenes[transition] ?? "yula/yula.scene.json"
+        renderer = try! SceneRenderer(sceneFile: repositoryRoot() + "/scenes/" + scene, cacheBytes: mode == .naive ? 0 : SceneRenderer.Limits.cacheBytes)
         image = try! renderer.makeFrame(width: Self.width, height: Self.height)
+        // A stand-in home screen: the yula splash's last frame.
+        previousScreen = transition == "panel-blur" ? Self.homeScreen() : nil
         for _ in frames { _ = step() }
     }
 
     func step() -> PixelRect? {
         let values = frames[index % frames.count]
-        let damage = try! renderer.render(values: values, into: image, previous: mode == .incremental ? previous : nil)
+        let damage = try! renderer.render(values: values, into: image, previous: mode == .incremental ? previous : nil,
+                                          previousScreen: previousScreen)
         previous = values
         index += 1
         return damage
+    }
+}
+
+extension Player {
+    static func homeScreen() -> Image {
+        let renderer = try! SceneRenderer(sceneFile: repositoryRoot() + "/scenes/yula/yula.scene.json")
+        let timeline = try! Timeline(document: Presets.document(named: "yula-appear")!,
+                                     parameters: ["screen.width": Double(width), "screen.height": Double(height)])
+        return try! renderer.render(values: timeline.keyedValues(timeline.evaluate(at: timeline.duration)), width: width, height: height,
+                                    destination: Color(red: 0.95, green: 0.96, blue: 0.98))
     }
 }
 
