@@ -115,11 +115,13 @@ let package = Package(
         // The scene renderer: cairo, pango and librsvg (Debian's libcairo2-dev, libpango1.0-dev,
         // librsvg2-dev; `make setup` installs them). See docs/scene.md.
         .systemLibrary(name: "CCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev", "librsvg2-dev"])]),
-        .target(name: "CurtainRender", dependencies: ["CCairo", "CurtainCore"]),
+        // Animated WebP previews (libwebpmux's WebPAnimEncoder; Debian's libwebp-dev).
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpmux", providers: [.apt(["libwebp-dev"])]),
+        .target(name: "CurtainRender", dependencies: ["CCairo", "CWebP", "CurtainCore"]),
         // `curtainctl render`: run by curtainctl, so that curtainctl itself never loads cairo.
         .executableTarget(
             name: "curtainctl-render",
-            dependencies: ["CurtainCore", "CurtainRender", "CurtainctlSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["CurtainCore", "CurtainRender", "CurtainctlSupport", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "CurtainRenderTests", dependencies: ["CurtainRender", "CurtainCore", "CurtainTestKit"], exclude: ["Goldens"]),
         .testTarget(name: "CurtainCoreTests", dependencies: ["CurtainCore"]),
@@ -155,6 +157,13 @@ if ProcessInfo.processInfo.environment["CURTAIN_BENCHMARKS"] != nil {
             name: "VarlinkBenchmarks",
             dependencies: ["JSON", "Varlink", "VarlinkNIO", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/VarlinkBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ))
+    package.targets.append(
+        .executableTarget(
+            name: "RenderBenchmarks",
+            dependencies: ["CurtainCore", "CurtainRender", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/RenderBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ))
 }

@@ -6,7 +6,9 @@ public enum ContactSheet {
     /// Most frames on one sheet.
     public static let maximumFrames = 120
 
-    public static func make(title: String, frames: [(time: Double, image: Image)], columns: Int = 5, thumbnailWidth: Int = 180) throws(RenderError) -> Image {
+    /// `captions` (by frame, may be shorter) are written under the times: a replay's state
+    /// changes, e.g. "→ revealing".
+    public static func make(title: String, frames: [(time: Double, image: Image)], captions: [String] = [], columns: Int = 5, thumbnailWidth: Int = 180) throws(RenderError) -> Image {
         guard !frames.isEmpty else { throw RenderError("a contact sheet needs at least one frame") }
         guard frames.count <= maximumFrames else { throw RenderError("\(frames.count) frames is more than a contact sheet's limit of \(maximumFrames)") }
         let columns = max(1, min(columns, frames.count))
@@ -14,7 +16,7 @@ public enum ContactSheet {
         let first = frames[0].image
         let scale = Double(thumbnailWidth) / Double(first.width)
         let tw = Double(thumbnailWidth), th = (Double(first.height) * scale).rounded()
-        let gap = 12.0, label = 22.0, header = 34.0
+        let gap = 12.0, label = captions.contains(where: { !$0.isEmpty }) ? 40.0 : 22.0, header = 34.0
         let width = Int(gap + Double(columns) * (tw + gap)), height = Int(header + Double(rows) * (th + label + gap) + gap / 2)
         let sheet = Image(width: width, height: height)
         let cr = cairo_create(sheet.surface)!
@@ -45,6 +47,9 @@ public enum ContactSheet {
             cairo_paint(cr)
             cairo_restore(cr)
             text(cr, "t = \(format(frame.time)) s", x: x, y: y + th + 3, size: 12, bold: false)
+            if i < captions.count, !captions[i].isEmpty {
+                text(cr, captions[i], x: x, y: y + th + 20, size: 12, bold: true, width: tw, color: (1.0, 0.8, 0.3))
+            }
         }
         return sheet
     }
@@ -55,15 +60,20 @@ public enum ContactSheet {
         return "\(ms / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
     }
 
-    static func text(_ cr: OpaquePointer, _ string: String, x: Double, y: Double, size: Double, bold: Bool) {
+    static func text(_ cr: OpaquePointer, _ string: String, x: Double, y: Double, size: Double, bold: Bool,
+                     width: Double? = nil, color: (Double, Double, Double) = (0.92, 0.92, 0.92)) {
         let layout = pango_cairo_create_layout(cr)!
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         let font = pango_font_description_from_string(bold ? "DejaVu Sans Bold" : "DejaVu Sans")!
         pango_font_description_set_absolute_size(font, size * Double(PANGO_SCALE))
         pango_layout_set_font_description(layout, font)
         pango_font_description_free(font)
+        if let width {
+            pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
+            pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
+        }
         pango_layout_set_text(layout, string, Int32(string.utf8.count))
-        cairo_set_source_rgb(cr, 0.92, 0.92, 0.92)
+        cairo_set_source_rgb(cr, color.0, color.1, color.2)
         cairo_move_to(cr, x, y)
         pango_cairo_show_layout(cr, layout)
     }

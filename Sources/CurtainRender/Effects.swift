@@ -12,7 +12,7 @@ extension Painter {
     /// Largest side of a 3-D layer's offscreen image, in pixels.
     static let maximumProjectedSide = 4096.0
 
-    func needsEffects(_ layer: SceneLayer, _ p: LayerPresentation) -> Bool {
+    static func needsEffects(_ layer: SceneLayer, _ p: LayerPresentation) -> Bool {
         p.transform.hasDepth || (p.blurRadius > 0 && layer.role == .overlay)
     }
 
@@ -35,6 +35,17 @@ extension Painter {
         // instead of fading the border towards transparent.
         cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
         cairo_paint(cr)
+    }
+
+    /// This painter drawing into an offscreen image's context (its whole surface), without
+    /// the layer cache (its pixels belong to the frame's device space).
+    func offscreenPainter(_ context: OpaquePointer) -> Painter {
+        var painter = self
+        painter.cr = context
+        painter.cache = nil
+        let target = cairo_get_target(context)!
+        painter.screen = PixelRect(x: 0, y: 0, width: Int(cairo_image_surface_get_width(target)), height: Int(cairo_image_surface_get_height(target)))
+        return painter
     }
 
     /// Device pixels per user unit of the current transformation (its area scale).
@@ -70,8 +81,7 @@ extension Painter {
     func drawBlurred(_ layer: SceneLayer, _ p: LayerPresentation) {
         let (surface, offscreen) = deviceSizedLayer(like: cr)
         defer { cairo_surface_destroy(surface) }
-        var painter = self
-        painter.cr = offscreen
+        let painter = offscreenPainter(offscreen)
         painter.applyGeometry(p)
         painter.drawBody(layer, p)
         let sigma = p.blurRadius * deviceScale(offscreen)
@@ -101,9 +111,7 @@ extension Painter {
             let context = cairo_create(surface)!
             cairo_scale(context, Double(pixelsWide) / b.width, Double(pixelsHigh) / b.height)
             cairo_translate(context, -b.x, -b.y)
-            var painter = self
-            painter.cr = context
-            draw(painter)
+            draw(offscreenPainter(context))
             cairo_destroy(context)
             return surface
         }
@@ -201,27 +209,66 @@ enum Blur {
         let stride = Int(cairo_image_surface_get_stride(surface)) / 4
         guard w > 0, h > 0, let raw = cairo_image_surface_get_data(surface) else { return }
         let pixels = UnsafeMutableRawPointer(raw).bindMemory(to: UInt32.self, capacity: stride * h)
-        let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: max(w, h))
-        defer { scratch.deallocate() }
+        let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: w)
+        let copy = UnsafeMutablePointer<UInt32>.allocate(capacity: w * h)
+        let sums = UnsafeMutablePointer<UInt32>.allocate(capacity: 4 * w)
+        defer { scratch.deallocate(); copy.deallocate(); sums.deallocate() }
         for width in widths {
             let r = width / 2
             for y in 0..<h { box(pixels + y * stride, step: 1, count: w, radius: r, scratch) }
-            for x in 0..<w { box(pixels + x, step: stride, count: h, radius: r, scratch) }
+            boxColumns(pixels, stride: stride, width: w, height: h, radius: r, copy, sums)
         }
         cairo_surface_mark_dirty(surface)
+    }
+
+    /// `(s + n / 2) / n` by a multiplication (exact for s < 256·n, n < 2^16: the error of the
+    /// rounded-up reciprocal stays below one 2^40th of a step); division was most of a pass.
+    struct Divider {
+        let half: UInt64, reciprocal: UInt64
+        init(_ n: UInt32) { half = UInt64(n / 2); reciprocal = ((1 << 40) + UInt64(n) - 1) / UInt64(n) }
+        @inline(__always) func callAsFunction(_ s: UInt32) -> UInt32 { UInt32(truncatingIfNeeded: ((UInt64(s) + half) &* reciprocal) >> 40) }
+    }
+
+    /// The vertical box pass for every column at once, row after row (the same sums as `box`
+    /// down each column, but reading memory in order: a column walk misses the cache at every
+    /// pixel). `copy` holds width × height pixels, `sums` 4 × width.
+    static func boxColumns(_ pixels: UnsafeMutablePointer<UInt32>, stride: Int, width w: Int, height h: Int, radius r: Int,
+                           _ copy: UnsafeMutablePointer<UInt32>, _ sums: UnsafeMutablePointer<UInt32>) {
+        for y in 0..<h { (copy + y * w).update(from: pixels + y * stride, count: w) }
+        let last = h - 1, divide = Divider(UInt32(2 * r + 1))
+        sums.update(repeating: 0, count: 4 * w)
+        for i in -r...r {
+            let row = copy + min(max(i, 0), last) * w
+            for x in 0..<w {
+                let p = row[x]
+                sums[4 * x] &+= p & 0xFF; sums[4 * x + 1] &+= (p >> 8) & 0xFF; sums[4 * x + 2] &+= (p >> 16) & 0xFF; sums[4 * x + 3] &+= p >> 24
+            }
+        }
+        for y in 0..<h {
+            let out = pixels + y * stride, add = copy + min(y + r + 1, last) * w, sub = copy + max(y - r, 0) * w
+            for x in 0..<w {
+                let s = sums + 4 * x
+                out[x] = divide(s[3]) << 24 | divide(s[2]) << 16 | divide(s[1]) << 8 | divide(s[0])
+                let a = add[x], b = sub[x]
+                s[0] = s[0] &+ (a & 0xFF) &- (b & 0xFF)
+                s[1] = s[1] &+ ((a >> 8) & 0xFF) &- ((b >> 8) & 0xFF)
+                s[2] = s[2] &+ ((a >> 16) & 0xFF) &- ((b >> 16) & 0xFF)
+                s[3] = s[3] &+ (a >> 24) &- (b >> 24)
+            }
+        }
     }
 
     /// One box pass along a line of `count` pixels `step` apart: each becomes the mean of the
     /// 2r + 1 around it (indices clamped to the line), rounded.
     static func box(_ line: UnsafeMutablePointer<UInt32>, step: Int, count: Int, radius r: Int, _ scratch: UnsafeMutablePointer<UInt32>) {
         for i in 0..<count { scratch[i] = line[i * step] }
-        let last = count - 1, n = UInt32(2 * r + 1), half = n / 2
+        let last = count - 1, divide = Divider(UInt32(2 * r + 1))
         var s0: UInt32 = 0, s1: UInt32 = 0, s2: UInt32 = 0, s3: UInt32 = 0
         @inline(__always) func add(_ p: UInt32) { s0 &+= p & 0xFF; s1 &+= (p >> 8) & 0xFF; s2 &+= (p >> 16) & 0xFF; s3 &+= p >> 24 }
         @inline(__always) func sub(_ p: UInt32) { s0 &-= p & 0xFF; s1 &-= (p >> 8) & 0xFF; s2 &-= (p >> 16) & 0xFF; s3 &-= p >> 24 }
         for i in -r...r { add(scratch[min(max(i, 0), last)]) }
         for i in 0..<count {
-            line[i * step] = ((s3 + half) / n) << 24 | ((s2 + half) / n) << 16 | ((s1 + half) / n) << 8 | ((s0 + half) / n)
+            line[i * step] = divide(s3) << 24 | divide(s2) << 16 | divide(s1) << 8 | divide(s0)
             add(scratch[min(i + r + 1, last)])
             sub(scratch[max(i - r, 0)])
         }

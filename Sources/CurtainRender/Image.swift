@@ -1,4 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CCairo
+import CurtainCore
 
 /// A rendered frame: a cairo ARGB32 image surface (premultiplied, native-endian 0xAARRGGBB).
 public final class Image {
@@ -49,6 +53,52 @@ public final class Image {
             }
         }
         return result
+    }
+
+    /// A copy of the pixels (a kept frame buffer changes with the next frame).
+    public func copy() throws(RenderError) -> Image {
+        let image = Image(width: width, height: height)
+        let cr = cairo_create(image.surface)!
+        cairo_set_source_surface(cr, surface, 0, 0)
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+        cairo_paint(cr)
+        cairo_destroy(cr)
+        return image
+    }
+
+    /// Straight (not premultiplied) B, G, R, A bytes, row by row, as libwebp imports them.
+    func straightBGRA() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: width * height * 4)
+        var i = 0
+        for p in pixels {
+            let a = p >> 24
+            func straight(_ c: UInt32) -> UInt8 { a == 0 ? 0 : UInt8(min(255, (c * 255 + a / 2) / a)) }
+            out[i] = straight(p & 0xFF); out[i + 1] = straight((p >> 8) & 0xFF); out[i + 2] = straight((p >> 16) & 0xFF); out[i + 3] = UInt8(a)
+            i += 4
+        }
+        return out
+    }
+
+    /// A PNG file (a stand-in app screenshot): refused beyond `Scene.Limits.assetBytes` or
+    /// `Scene.Limits.imageDimension` (from its header, before decoding), like a scene's images.
+    public static func loadPNG(_ path: String) throws(RenderError) -> Image {
+        func fail(_ message: String) -> RenderError { RenderError("\(path): \(message)") }
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw fail("cannot be read: \(String(cString: strerror(errno)))") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw fail("is not a regular file") }
+        guard info.st_size <= Scene.Limits.assetBytes else {
+            throw fail("is \(info.st_size) bytes, more than the limit of \(Scene.Limits.assetBytes) (\(Scene.Limits.assetBytes / 1024 / 1024) MiB)")
+        }
+        let bytes = try Asset.readFile(path, limit: Scene.Limits.assetBytes, fail)
+        let asset = try Asset.png(bytes, fail)
+        guard case .png(let surface) = asset.kind else { throw fail("is not a PNG file") }
+        // Onto an ARGB32 image of our own (the asset owns its surface).
+        let image = Image(width: Int(asset.width), height: Int(asset.height))
+        let cr = cairo_create(image.surface)!
+        cairo_set_source_surface(cr, surface, 0, 0)
+        cairo_paint(cr)
+        cairo_destroy(cr)
+        return image
     }
 
     public func writePNG(to path: String) throws(RenderError) {

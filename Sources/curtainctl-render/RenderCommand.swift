@@ -43,27 +43,40 @@ struct RenderCommand: ParsableCommand {
         file. The scene defaults to the preset's shipped scene (slide and flip: slide, panel-blur, \
         hero; the others: yula, seed 000); see docs/scene.md. Images \
         are transparent where the overlay does not paint (where the app shows), unless \
-        --destination gives a stand-in app colour.
+        --destination gives a stand-in app: a colour or a PNG screenshot (scaled to fill).
+
+        --events FILE replays a recorded `curtainctl launch … --follow --frames --json short` \
+        stream instead of a TRANSITION (default size 1920x1080, the shipped configuration's \
+        screen): every frame to --out, a contact sheet with the state changes under the \
+        frames, an animated preview.
 
         Examples:
           curtainctl render yula-mask-reveal --at 0 0.12 0.3 0.6 --out frames/
           curtainctl render yula-mask-reveal --fps 30 --destination '#2ecc71' --out frames/
           curtainctl render yula-mask-reveal --destination '#2ecc71' --sheet reveal.png
           curtainctl render yula-mask-reveal --appear yula-appear --fps 20 --sheet launch.png
+          curtainctl render yula-mask-reveal --fps 30 --destination app.png --webp reveal.webp
+          curtainctl render --events launch.jsonl --sheet launch.png --webp launch.webp
           curtainctl render flip --sheet flip.png
           curtainctl render panel-blur --previous home.png --at 0 1.25 2.5 --out frames/
           curtainctl render hero --element logo=16,40,48,48 --element title=72,48,200,32 --sheet hero.png
         """
     )
 
-    @Argument(help: ArgumentHelp("A preset name or a timeline file.", valueName: "transition"))
-    var transition: String
+    @Argument(help: ArgumentHelp("A preset name or a timeline file (not with --events).", valueName: "transition"))
+    var transition: String?
 
-    @Option(help: ArgumentHelp("The scene file (*.scene.json); default: the shipped yula scene.", valueName: "file"))
+    @Option(help: ArgumentHelp("Replay a recorded `launch --follow --frames --json short` stream (one JSON event per line).", valueName: "file"))
+    var events: String?
+
+    @Option(help: ArgumentHelp("Also write an animated WebP of the frames (browsers play it).", valueName: "file"))
+    var webp: String?
+
+    @Option(help: ArgumentHelp("The scene file (*.scene.json); default: the preset's shipped scene (yula's for others and --events).", valueName: "file"))
     var scene: String?
 
-    @Option(help: ArgumentHelp("Output size in pixels (one point = one pixel), at most 8192×8192.", valueName: "WxH"))
-    var size: String = "375x667"
+    @Option(help: ArgumentHelp("Output size in pixels (one point = one pixel), at most 8192×8192; default 375x667, 1920x1080 with --events.", valueName: "WxH"))
+    var size: String?
 
     @Option(parsing: .upToNextOption, help: ArgumentHelp("Times in seconds to render (repeatable).", valueName: "seconds"))
     var at: [Double] = []
@@ -74,7 +87,7 @@ struct RenderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Directory for the PNGs (created if missing).", valueName: "dir"))
     var out: String?
 
-    @Option(help: ArgumentHelp("A stand-in app colour composited below (#rrggbb[aa]).", valueName: "color"))
+    @Option(help: ArgumentHelp("A stand-in app composited below: a colour (#rrggbb[aa]) or a PNG file, scaled to fill.", valueName: "color|png"))
     var destination: String?
 
     @Option(help: ArgumentHelp("Also write a contact sheet of the whole transition to this PNG.", valueName: "file"))
@@ -100,16 +113,21 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         let (width, height) = try parseSize()
+        guard out != nil || sheet != nil || webp != nil else { throw fail("render", "nothing to write: give --out DIR, --sheet FILE.png and/or --webp FILE.webp") }
+        if let events {
+            guard transition == nil else { throw fail("render", "give a TRANSITION or --events, not both") }
+            guard at.isEmpty, fps == nil, appear == nil, parameters.isEmpty, elements.isEmpty else {
+                throw fail("render", "--events replays recorded frames: --at, --fps, --appear, --param and --element do not apply")
+            }
+            return try replay(events, width: width, height: height)
+        }
+        guard let transition else { throw fail("render", "give a TRANSITION (a preset or a timeline file) or --events FILE") }
         guard at.isEmpty || fps == nil else { throw fail("render", "give --at or --fps, not both") }
-        guard out != nil || sheet != nil else { throw fail("render", "nothing to write: give --out DIR and/or --sheet FILE.png") }
         if out != nil, at.isEmpty, fps == nil { throw fail("render", "--out needs --at T… or --fps N") }
+        if webp != nil, at.isEmpty, fps == nil { throw fail("render", "--webp needs --at T… or --fps N") }
         if let fps { guard fps.isFinite, (1...240).contains(fps) else { throw fail("render", "--fps \(fps) is outside 1…240") } }
         for t in at where !t.isFinite || abs(t) > Timeline.Limits.seconds { throw fail("render", "--at \(t) is not a time within ±\(Timeline.Limits.seconds) s") }
-        var stand: Color? = nil
-        if let destination {
-            guard let color = Color(hex: destination) else { throw fail("render", "--destination '\(destination)' is not a #rgb, #rgba, #rrggbb or #rrggbbaa colour") }
-            stand = color
-        }
+        let (stand, standImage) = try standIn()
 
         var document = try loadTimeline(transition)
         var bound: [String: Double] = ["screen.width": Double(width), "screen.height": Double(height)]
@@ -144,19 +162,7 @@ struct RenderCommand: ParsableCommand {
         }
         let declared = Set((document.parameters ?? []).map(\.name))
         bound = bound.filter { !$0.key.hasPrefix("element.") || declared.contains($0.key) }
-        var previousScreen: Image? = nil
-        if let previous {
-            var info = stat()
-            guard stat(previous, &info) == 0 else { throw fail("render", "--previous \(previous): \(String(cString: strerror(errno)))") }
-            guard info.st_size <= Scene.Limits.assetBytes else {
-                throw fail("render", "--previous \(previous): \(info.st_size) bytes is more than the limit of \(Scene.Limits.assetBytes)")
-            }
-            guard let image = Image.readPNG(previous) else { throw fail("render", "--previous \(previous): not a readable PNG") }
-            guard image.width <= SceneRenderer.Limits.outputDimension, image.height <= SceneRenderer.Limits.outputDimension else {
-                throw fail("render", "--previous \(previous): \(image.width)×\(image.height) is more than \(SceneRenderer.Limits.outputDimension) in a dimension")
-            }
-            previousScreen = image
-        }
+        let previousScreen = try loadPreviousScreen()
         let timeline: Timeline
         do { timeline = try Timeline(document: document, parameters: bound) } catch { throw fail("render", "\(transition): \(error)") }
         var first: Timeline? = nil
@@ -172,7 +178,7 @@ struct RenderCommand: ParsableCommand {
             let values = if let first, t < offset { first.keyedValues(first.evaluate(at: t)) } else { timeline.keyedValues(timeline.evaluate(at: t - offset)) }
             do {
                 return try renderer.render(values: values, width: width, height: height, textVariant: textVariant, destination: stand,
-                                           previous: previousScreen)
+                                           destinationImage: standImage, previousScreen: previousScreen)
             } catch { throw fail("render", error.message) }
         }
 
@@ -191,6 +197,14 @@ struct RenderCommand: ParsableCommand {
                 print(file)
             }
         }
+        if let webp {
+            do {
+                let encoder = try AnimatedWebP.Encoder(width: width, height: height)
+                for t in times { try encoder.add(time: t, image: try frame(t)) }
+                try write(try encoder.finish(lastDuration: 1), to: webp)
+            } catch let error as RenderError { throw fail("render", error.message) }
+            print(webp)
+        }
         if let sheet {
             // The whole transition: the given times, or 10 evenly spaced frames with the end.
             var sheetTimes = times
@@ -208,6 +222,88 @@ struct RenderCommand: ParsableCommand {
         }
     }
 
+    /// --previous: the screen before the transition (a PNG), for the scene's retained layers.
+    func loadPreviousScreen() throws -> Image? {
+        guard let previous else { return nil }
+        var info = stat()
+        guard stat(previous, &info) == 0 else { throw fail("render", "--previous \(previous): \(String(cString: strerror(errno)))") }
+        guard info.st_size <= Scene.Limits.assetBytes else {
+            throw fail("render", "--previous \(previous): \(info.st_size) bytes is more than the limit of \(Scene.Limits.assetBytes)")
+        }
+        guard let image = Image.readPNG(previous) else { throw fail("render", "--previous \(previous): not a readable PNG") }
+        guard image.width <= SceneRenderer.Limits.outputDimension, image.height <= SceneRenderer.Limits.outputDimension else {
+            throw fail("render", "--previous \(previous): \(image.width)×\(image.height) is more than \(SceneRenderer.Limits.outputDimension) in a dimension")
+        }
+        return image
+    }
+
+    /// --destination: a colour, or a PNG file (a name ending in .png, or any existing file).
+    func standIn() throws -> (Color?, Image?) {
+        guard let destination else { return (nil, nil) }
+        if destination.lowercased().hasSuffix(".png") || (!destination.hasPrefix("#") && Files.exists(destination)) {
+            do { return (nil, try Image.loadPNG(destination)) } catch { throw fail("render", "--destination \(error.message)") }
+        }
+        guard let color = Color(hex: destination) else { throw fail("render", "--destination '\(destination)' is neither a #rgb, #rgba, #rrggbb or #rrggbbaa colour nor a PNG file") }
+        return (color, nil)
+    }
+
+    func write(_ bytes: [UInt8], to path: String) throws {
+        guard let file = fopen(path, "wb") else { throw fail("render", "cannot write \(path): \(String(cString: strerror(errno)))") }
+        let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+        guard fclose(file) == 0, written == bytes.count else { throw fail("render", "cannot write \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// Frames per replay contact sheet (plus the frames after state changes and the last).
+    static let replaySheetFrames = 20
+
+    /// --events: draws a recorded stream's frames, each with its own values, at their times
+    /// from the first event; each frame is repainted only where it changed.
+    func replay(_ path: String, width: Int, height: Int) throws {
+        let replay: EventReplay
+        do { replay = try EventReplay(path: path) } catch { throw fail("render", error.message) }
+        let (stand, standImage) = try standIn()
+        let previousScreen = try loadPreviousScreen()
+        let renderer: SceneRenderer
+        do { renderer = try SceneRenderer(sceneFile: try scenePath()) } catch let error as RenderError { throw fail("render", error.message) }
+        let name = replay.launch.map { "launch\($0)" } ?? "replay"
+        let sheetIndices = Set(sheet != nil ? replay.sheetIndices(count: Self.replaySheetFrames) : [])
+        do {
+            let kept = try renderer.makeFrame(width: width, height: height)
+            var previous: [String: Value]? = nil
+            let encoder = try webp.map { _ throws(RenderError) in try AnimatedWebP.Encoder(width: width, height: height) }
+            var shown: [(time: Double, image: Image)] = []
+            if let out { guard mkdir(out, 0o755) == 0 || errno == EEXIST else { throw fail("render", "cannot create \(out): \(String(cString: strerror(errno)))") } }
+            // Only a sheet: only its frames are drawn.
+            let drawn = out == nil && webp == nil ? sheetIndices : Set(replay.frames.indices)
+            for (i, frame) in replay.frames.enumerated() where drawn.contains(i) {
+                try renderer.render(values: frame.values, into: kept, previous: previous, textVariant: textVariant, previousScreen: previousScreen)
+                previous = frame.values
+                let t = frame.time - replay.origin
+                let image = stand != nil || standImage != nil
+                    ? try renderer.render(values: frame.values, width: width, height: height, textVariant: textVariant, destination: stand,
+                                          destinationImage: standImage, previousScreen: previousScreen)
+                    : kept
+                if let out {
+                    let file = "\(out)/\(name)-\(format4(i)).png"
+                    try image.writePNG(to: file)
+                    print(file)
+                }
+                try encoder?.add(time: t, image: image)
+                if sheetIndices.contains(i) { shown.append((t, image === kept ? try kept.copy() : image)) }
+            }
+            if let encoder, let webp {
+                try write(try encoder.finish(lastDuration: 1), to: webp)
+                print(webp)
+            }
+            if let sheet {
+                let indices = sheetIndices.sorted()
+                let title = "\(name) replayed from \(path.split(separator: "/").last ?? "") at \(width)×\(height) (\(replay.frames.count) frames)"
+                try ContactSheet.make(title: title, frames: shown, captions: replay.captions(indices), columns: 4, thumbnailWidth: 240).writePNG(to: sheet)
+                print(sheet)
+            }
+        } catch let error as RenderError { throw fail("render", error.message) }
+    }
+
     func format4(_ i: Int) -> String { let s = String(i); return String(repeating: "0", count: max(0, 4 - s.count)) + s }
 
     func milliseconds(_ t: Double) -> String {
@@ -216,6 +312,7 @@ struct RenderCommand: ParsableCommand {
     }
 
     func parseSize() throws -> (Int, Int) {
+        let size = self.size ?? (events != nil ? "1920x1080" : "375x667")
         let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else { throw fail("render", "--size '\(size)' is not WIDTHxHEIGHT (e.g. 375x667)") }
         let limit = SceneRenderer.Limits.outputDimension
@@ -236,7 +333,7 @@ struct RenderCommand: ParsableCommand {
     /// the binary was built in.
     func scenePath() throws -> String {
         if let scene { return scene }
-        let relative = (Files.exists(transition) ? nil : Presets.scenes[transition]) ?? "yula/yula.scene.json"
+        let relative = transition.flatMap { Files.exists($0) ? nil : Presets.scenes[$0] } ?? "yula/yula.scene.json"
         if let env = getenv("CURTAIN_SCENES") { return String(cString: env) + "/" + relative }
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)

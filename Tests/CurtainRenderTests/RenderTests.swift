@@ -5,6 +5,7 @@ import Testing
 import CurtainCore
 @testable import CurtainRender
 
+extension RenderSuites {   // run one test at a time: RenderSuites.swift (left unindented)
 /// Seed 000 drawn from the shipped yula scene: goldens at chosen times, and pixel checks that
 /// follow from the article's numbers rather than from a stored picture.
 ///
@@ -157,7 +158,9 @@ import CurtainCore
         }
     }
 }
+}
 
+extension RenderSuites {   // run one test at a time: RenderSuites.swift (left unindented)
 /// Scenes that must be refused with a precise error, never drawn and never crash.
 @Suite struct BadSceneTests {
     let directory: String
@@ -256,4 +259,5 @@ import CurtainCore
         write("tall.svg", #"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 9000"/>"#)
         #expect(loadError(contents: "tall.svg") == "\(directory)/s.scene.json: asset 'tall.svg': is 10 × 9000 pixels, more than the limit of 8192 × 8192")
     }
+}
 }

@@ -6,6 +6,7 @@ import CCairo
 import CurtainCore
 @testable import CurtainRender
 
+extension RenderSuites {   // run one test at a time: RenderSuites.swift (left unindented)
 /// Seeds 001, 003 and 004 drawn from their shipped scenes: goldens at chosen times (the same
 /// tolerance as seed 000's: each premultiplied channel within 2/255, at most 250 pixels beyond
 /// — see YulaRenderTests), and one pixel check each that follows from the article's numbers.
@@ -21,7 +22,7 @@ import CurtainCore
     func render(_ r: SceneRenderer, _ t: Timeline, at time: Double, overriding: [String: Value] = [:], destination: Color? = app,
                 previous: Image? = nil) throws -> Image {
         let values = t.keyedValues(t.evaluate(at: time)).merging(overriding) { $1 }
-        return try r.render(values: values, width: Self.width, height: Self.height, destination: destination, previous: previous)
+        return try r.render(values: values, width: Self.width, height: Self.height, destination: destination, previousScreen: previous)
     }
     func golden(_ image: Image, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         try YulaRenderTests().expectGolden(image, name, sourceLocation: sourceLocation)
@@ -136,6 +137,36 @@ import CurtainCore
         #expect(try rampWidth(0) <= 1.5)   // no blur: a hard edge
     }
 
+    /// The blur's vertical pass runs over all columns at once, row after row (cache order):
+    /// the same pixels as the box pass down each column, at every radius.
+    @Test func rowOrderColumnPassEqualsTheColumnWalk() {
+        let w = 37, h = 23, stride = 40
+        var state: UInt32 = 12345
+        let image = (0..<stride * h).map { _ -> UInt32 in state = state &* 1664525 &+ 1013904223; return state }
+        for r in [0, 1, 3, 11, 30] {
+            var expected = image, actual = image
+            let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: h), copy = UnsafeMutablePointer<UInt32>.allocate(capacity: w * h)
+            let sums = UnsafeMutablePointer<UInt32>.allocate(capacity: 4 * w)
+            defer { scratch.deallocate(); copy.deallocate(); sums.deallocate() }
+            expected.withUnsafeMutableBufferPointer { p in for x in 0..<w { Blur.box(p.baseAddress! + x, step: stride, count: h, radius: r, scratch) } }
+            actual.withUnsafeMutableBufferPointer { p in Blur.boxColumns(p.baseAddress!, stride: stride, width: w, height: h, radius: r, copy, sums) }
+            #expect(actual == expected, "radius \(r)")
+        }
+    }
+
+    /// The blur's division by a multiplication is exact: every sum of n 8-bit values for the
+    /// small widths, the extremes for widths up to the largest radius's.
+    @Test func reciprocalDivisionIsExact() {
+        for n in UInt32(1)...101 {
+            let divide = Blur.Divider(n)
+            for s in 0...(255 * n) where divide(s) != (s + n / 2) / n { Issue.record("n \(n), s \(s)"); return }
+        }
+        for n in stride(from: UInt32(103), through: 20_001, by: 97) {
+            let divide = Blur.Divider(n)
+            for s in [0, 1, n / 2, n - 1, n, 128 * n + n / 2, 255 * n - 1, 255 * n] where divide(s) != (s + n / 2) / n { Issue.record("n \(n), s \(s)") }
+        }
+    }
+
     /// Without a previous screen a retained layer shows its own stand-in; with one, the image.
     @Test func retainedLayerShowsThePreviousScreen() throws {
         let r = try renderer("panel-blur"), t = try timeline("panel-blur")
@@ -164,4 +195,5 @@ import CurtainCore
         #expect(inside.contains { end.rgba($0.0, $0.1).a == 255 })
         #expect(end.rgba(Self.width / 2, Self.height / 2).a == 0)
     }
+}
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// `curtainctl render`, run as a user would: curtainctl executes curtainctl-render, which
 /// finds the shipped scene in the source tree's scenes/ and writes PNGs.
-@Suite struct RenderCommandTests {
+@Suite(.serialized) struct RenderCommandTests {
     let directory: String = {
         var template = Array("/tmp/curtain-render-XXXXXX".utf8CString)
         return String(cString: mkdtemp(&template)!)
@@ -78,8 +78,8 @@ import Testing
         let cases: [([String], String)] = [
             (["render", "yula-mask-reveal", "--size", "0x10", "--at", "0", "--out", directory], "curtainctl render: --size 0x10 is outside 1…8192 in each dimension\n"),
             (["render", "yula-mask-reveal", "--size", "big", "--at", "0", "--out", directory], "curtainctl render: --size 'big' is not WIDTHxHEIGHT (e.g. 375x667)\n"),
-            (["render", "yula-mask-reveal", "--destination", "green", "--sheet", directory + "/s.png"], "curtainctl render: --destination 'green' is not a #rgb, #rgba, #rrggbb or #rrggbbaa colour\n"),
-            (["render", "yula-mask-reveal", "--at", "0"], "curtainctl render: nothing to write: give --out DIR and/or --sheet FILE.png\n"),
+            (["render", "yula-mask-reveal", "--destination", "green", "--sheet", directory + "/s.png"], "curtainctl render: --destination 'green' is neither a #rgb, #rgba, #rrggbb or #rrggbbaa colour nor a PNG file\n"),
+            (["render", "yula-mask-reveal", "--at", "0"], "curtainctl render: nothing to write: give --out DIR, --sheet FILE.png and/or --webp FILE.webp\n"),
             (["render", "yula-mask-reveal", "--at", "0", "--fps", "10", "--out", directory], "curtainctl render: give --at or --fps, not both\n"),
             (["render", "no-such", "--at", "0", "--out", directory], "curtainctl render: 'no-such' is neither a file nor a preset (presets: fade, fade-in, flip, hero, logo-move, mask-reveal, panel-blur, slide, yula-appear, yula-mask-reveal)\n"),
             (["render", "yula-mask-reveal", "--scene", directory + "/none.scene.json", "--at", "0", "--out", directory], "curtainctl render: \(directory)/none.scene.json: cannot be read: No such file or directory\n"),

@@ -1,0 +1,84 @@
+import Benchmark
+#if canImport(Glibc)
+import Glibc
+#endif
+import CurtainCore
+import CurtainRender
+
+/// One 1920×1080 frame of seed 000 drawn by CurtainRender: what a live overlay pays per frame.
+/// Each iteration draws the next frame of the transition at 60 Hz (then it starts over), into a
+/// kept frame buffer:
+/// - naive: every pixel repainted, without the static-layer cache (the reference);
+/// - full: every pixel repainted (`render(values:into:previous: nil)`), static layers cached;
+/// - incremental: only the region that changed since the previous frame (`previous:` given).
+/// Seed 003 (panel-blur, over its own scene) adds a blurred retained previous screen.
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput],
+        scalingFactor: .one,
+        // BENCH_QUICK=1 (make bench's smoke run): a fraction of a second each.
+        maxDuration: getenv("BENCH_QUICK") != nil ? .milliseconds(300) : .seconds(3),
+        maxIterations: 100_000
+    )
+    for name in ["yula-mask-reveal", "yula-appear", "panel-blur"] {
+        for mode in Player.Mode.allCases {
+            let player = Player(transition: name, mode: mode)
+            Benchmark("render 1920x1080 \(name) \(mode.rawValue)") { benchmark in
+                for _ in benchmark.scaledIterations { blackHole(player.step()) }
+            }
+        }
+    }
+}
+
+/// A transition played frame after frame into one frame buffer. Built (and its caches warmed
+/// by one pass, as a live overlay's would be) outside the measurement.
+final class Player: @unchecked Sendable {
+    enum Mode: String, CaseIterable { case naive, full, incremental }
+    static let width = 1920, height = 1080
+    let renderer: SceneRenderer
+    let image: Image
+    let frames: [[String: Value]]
+    let mode: Mode
+    var index = 0
+    var previous: [String: Value]? = nil
+    /// What was on screen before (panel-blur's retained layer shows it, blurred).
+    let previousScreen: Image?
+
+    init(transition: String, mode: Mode) {
+        self.mode = mode
+        let parameters: [String: Double] = ["screen.width": Double(Self.width), "screen.height": Double(Self.height)]
+        let timeline = try! Timeline(document: Presets.document(named: transition)!, parameters: parameters)
+        let count = Int((timeline.duration * 60).rounded(.up)) + 1
+        frames = (0..<count).map { timeline.keyedValues(timeline.evaluate(at: min(Double($0) / 60, timeline.duration))) }
+        let scene = Presets.scenes[transition] ?? "yula/yula.scene.json"
+        renderer = try! SceneRenderer(sceneFile: repositoryRoot() + "/scenes/" + scene, cacheBytes: mode == .naive ? 0 : SceneRenderer.Limits.cacheBytes)
+        image = try! renderer.makeFrame(width: Self.width, height: Self.height)
+        // A stand-in home screen: the yula splash's last frame.
+        previousScreen = transition == "panel-blur" ? Self.homeScreen() : nil
+        for _ in frames { _ = step() }
+    }
+
+    func step() -> PixelRect? {
+        let values = frames[index % frames.count]
+        let damage = try! renderer.render(values: values, into: image, previous: mode == .incremental ? previous : nil,
+                                          previousScreen: previousScreen)
+        previous = values
+        index += 1
+        return damage
+    }
+}
+
+extension Player {
+    static func homeScreen() -> Image {
+        let renderer = try! SceneRenderer(sceneFile: repositoryRoot() + "/scenes/yula/yula.scene.json")
+        let timeline = try! Timeline(document: Presets.document(named: "yula-appear")!,
+                                     parameters: ["screen.width": Double(width), "screen.height": Double(height)])
+        return try! renderer.render(values: timeline.keyedValues(timeline.evaluate(at: timeline.duration)), width: width, height: height,
+                                    destination: Color(red: 0.95, green: 0.96, blue: 0.98))
+    }
+}
+
+/// The source tree: this file is Benchmarks/RenderBenchmarks/RenderBenchmarks.swift.
+func repositoryRoot() -> String {
+    "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+}
