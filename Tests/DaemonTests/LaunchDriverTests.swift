@@ -36,7 +36,7 @@ import Varlink
         /// The next item an observer gets: ("state", "presenting") or ("frame", index).
         func next() async -> [String: JSONValue] {
             switch await mailbox.next() {
-            case .event(let e)?: return e
+            case .event(let e)?: return Wire.event(e)
             case .frame(let f)?: return f.event
             case nil: return [:]
             }
@@ -95,12 +95,12 @@ import Varlink
         _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: Self.configuration)
         #expect(await rig.driver.statusLine() == "1 launch: shop presenting")
         await rig.driver.stop()
-        var last: [String: JSONValue] = [:]
+        var last: LaunchTransition?
         while let item = await rig.mailbox.next() {
-            if case .event(let e) = item { last = e }
+            if case .event(.state(let transition)) = item { last = transition }
         }
-        #expect(last["to"] == "cancelled" && last["reason"] == "daemon stopping")
-        await #expect(throws: VarlinkError.self) {
+        #expect(last?.to == .cancelled && last?.reason == "daemon stopping")
+        await #expect(throws: LaunchError.shuttingDown) {
             try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: Self.configuration)
         }
         rig.loop.cancel()
@@ -108,10 +108,10 @@ import Varlink
 
     @Test func unknownRoutesAreRefusedPrecisely() async {
         let rig = await Rig()
-        await #expect(throws: LauncherErrors.noRoute("unknown app 'tv'")) {
+        await #expect(throws: LaunchError.route(.unknownApp("tv"))) {
             try await rig.driver.launch(.normal(app: "tv"), policy: nil, configuration: Self.configuration)
         }
-        await #expect(throws: LauncherErrors.noSuchLaunch(9)) { try await rig.driver.appReady(LaunchID(9), stage: .ready, status: nil) }
+        await #expect(throws: LaunchError.noSuchLaunch(LaunchID(9))) { try await rig.driver.appReady(LaunchID(9), stage: .ready, status: nil) }
         #expect(await rig.driver.list().isEmpty)
         rig.loop.cancel()
     }
@@ -129,8 +129,8 @@ extension LaunchDriverTests {
         await rig.advance(5)
         var lastReveal: [String: JSONValue]?
         while let item = await rig.mailbox.next() {
-            if case .frame(let f) = item, f.event["transition"] == "reveal" { lastReveal = f.event }
-            if case .event(let e) = item, e["to"] == "revealed" { break }
+            if case .frame(let f) = item, f.frame.transition == .reveal { lastReveal = f.event }
+            if case .event(.state(let t)) = item, t.to == .revealed { break }
         }
         // 5 s late, no frame on the grid falls inside the reveal; its end state still goes out.
         #expect(lastReveal?["final"] == true)

@@ -10,6 +10,13 @@ protocol AppSupervisor: Sendable {
     func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route) async
 }
 
+/// A route handed to an attached app (a warm start): io.curtain.App's `Delivery`, typed.
+struct AppDelivery: Sendable, Hashable {
+    let launch: LaunchID
+    let route: Route
+    let destination: Destination
+}
+
 /// What a supervisor tells the driver about an app.
 struct SupervisorEvents: Sendable {
     var ready: @Sendable (LaunchID, ReadinessStage, String?, [String: Hero.Frame]) async -> Void

@@ -71,7 +71,7 @@ actor ProcessSupervisor: AppSupervisor {
     private var events: SupervisorEvents?
     /// Apps attached through io.curtain.App.Attach: a delivery and its acknowledgement
     /// (whether the reply could be written).
-    typealias Delivery = (route: JSONValue, delivered: CheckedContinuation<Bool, Never>)
+    typealias Delivery = (route: AppDelivery, delivered: CheckedContinuation<Bool, Never>)
     private var attached: [String: [Int: AsyncStream<Delivery>.Continuation]] = [:]
     private var nextAttachment = 0
     private let configuration: SharedConfiguration
@@ -318,8 +318,7 @@ actor ProcessSupervisor: AppSupervisor {
 
     /// The route to `app`'s attached streams, newest first; whether one took it.
     private func deliver(_ id: LaunchID, _ app: String, _ route: Route, _ destination: Destination) async -> Bool {
-        let delivery: JSONValue = ["launch": .int(Int64(id.value)), "kind": .string(Self.kind(of: route)), "screen": .string(destination.screen),
-                                   "parameters": .object(destination.parameters.mapValues { .string($0.description) })]
+        let delivery = AppDelivery(launch: id, route: route, destination: destination)
         for (_, stream) in (attached[app] ?? [:]).sorted(by: { $0.key > $1.key }) {
             let delivered = await withCheckedContinuation { continuation in
                 if case .terminated = stream.yield((delivery, continuation)) { continuation.resume(returning: false) }

@@ -4,7 +4,6 @@ import Glibc
 import CurtainConfig
 import CurtainCore
 import Logging
-import Varlink
 
 /// Runs one display's `Coordinator` in time: feeds it inputs stamped with the clock, carries
 /// out its effects (app supervision, observers, the journal, STATUS=), and drives the frame
@@ -163,10 +162,9 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         let keys = presentation.transition == .appear ? timelines.appearKeys : timelines.revealKeys
         let length = presentation.transition == .appear ? timelines.appearLength : timelines.revealLength
         let frame = timeline.evaluate(at: presentation.time)
-        var event = Wire.frame(launch: presentation.launch, index: index, time: time, transition: presentation.transition,
-                               keys: keys, values: frame.values)
-        event["progress"] = .float(length > 0 ? min(1, max(0, presentation.time / length)) : 1)
-        broadcaster.publish(frame: event, launch: presentation.launch.value, index: index)
+        broadcaster.publish(LaunchFrame(launch: presentation.launch, index: index, time: time, transition: presentation.transition,
+                                        keys: keys, values: frame.values,
+                                        progress: length > 0 ? min(1, max(0, presentation.time / length)) : 1))
     }
 
     // MARK: - Inputs
@@ -175,16 +173,14 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         case started(Launch), queued(Launch), merged(Launch)
     }
 
-    /// Resolves and starts a launch. Throws a Varlink error for a bad route or a busy display.
-    func launch(_ route: Route, policy: ConcurrencyPolicy?, configuration: Configuration) throws(VarlinkError) -> (LaunchOutcome, display: String) {
-        guard !stopped else { throw VarlinkError(VarlinkError.shuttingDownName) }
+    /// Resolves and starts a launch. Throws for a bad route, a busy display, or when stopping.
+    func launch(_ route: Route, policy: ConcurrencyPolicy?, configuration: Configuration) throws(LaunchError) -> (LaunchOutcome, display: String) {
+        guard !stopped else { throw .shuttingDown }
         let resolution: RouteTable.Resolution
-        do { resolution = try configuration.routes.resolve(route) } catch { throw LauncherErrors.from(error) }
+        do { resolution = try configuration.routes.resolve(route) } catch { throw .route(error) }
         let destination = resolution.destination
         let timelines: Compiled
-        do { timelines = try Self.compile(configuration) } catch {
-            throw LauncherErrors.invalidRoute("the transitions do not compile: \(error)")
-        }
+        do { timelines = try Self.compile(configuration) } catch { throw .transitions("\(error)") }
         nextID += 1
         let id = LaunchID(nextID)
         func requirement(of app: String?) -> ReadinessStage {
@@ -218,12 +214,12 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         case .busy(let holder):
             statistics.busy += 1
             forget(id)
-            throw LauncherErrors.busy(holder.value)
+            throw .busy(holder: holder)
         }
     }
 
-    func appReady(_ id: LaunchID, stage: ReadinessStage, status: String?, elements: [String: Hero.Frame] = [:]) throws(VarlinkError) {
-        guard let launch = coordinator.launch(id) else { throw LauncherErrors.noSuchLaunch(id.value) }
+    func appReady(_ id: LaunchID, stage: ReadinessStage, status: String?, elements: [String: Hero.Frame] = [:]) throws(LaunchError) {
+        guard let launch = coordinator.launch(id) else { throw .noSuchLaunch(id) }
         var revealDuration: Double?
         if !elements.isEmpty, launch.state != .revealing, let current = compiled[id] {
             do {
@@ -253,27 +249,27 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         poke()
     }
 
-    func appFailed(_ id: LaunchID, reason: String) throws(VarlinkError) {
-        guard coordinator.launch(id) != nil else { throw LauncherErrors.noSuchLaunch(id.value) }
+    func appFailed(_ id: LaunchID, reason: String) throws(LaunchError) {
+        guard coordinator.launch(id) != nil else { throw .noSuchLaunch(id) }
         let t = now()
         perform(coordinator.appFailed(id, reason: reason, at: t), at: t)
         poke()
     }
 
-    func control(_ id: LaunchID, _ action: ControlAction) throws(VarlinkError) -> Launch {
+    func control(_ id: LaunchID, _ action: ControlAction) throws(LaunchError) -> Launch {
         let t = now()
         do {
             perform(try coordinator.control(id, action, at: t), at: t)
         } catch {
-            if case .noSuchLaunch = error { throw LauncherErrors.noSuchLaunch(id.value) }
-            throw LauncherErrors.invalidControl(error.description)
+            if case .noSuchLaunch = error { throw .noSuchLaunch(id) }
+            throw .invalidControl(error.description)
         }
         poke()
         return coordinator.launch(id)!
     }
 
-    func get(_ id: LaunchID) throws(VarlinkError) -> Launch {
-        guard let launch = coordinator.launch(id) else { throw LauncherErrors.noSuchLaunch(id.value) }
+    func get(_ id: LaunchID) throws(LaunchError) -> Launch {
+        guard let launch = coordinator.launch(id) else { throw .noSuchLaunch(id) }
         return launch
     }
 
@@ -309,7 +305,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                 if let previous = destinations[id], previous != destination {
                     destinations[id] = destination
                     let reason = coordinator.launch(id)?.reason ?? "destination changed"
-                    broadcaster.publish(event: Wire.destinationEvent(id, destination, reason: reason, time: t), launch: id.value)
+                    broadcaster.publish(.destination(launch: id, destination, reason: reason, time: t))
                 }
                 let route = coordinator.launch(id)?.route ?? .normal(app: destination.app)
                 appWork.append { supervisor in await supervisor.start(id, destination, route: route) }
@@ -324,11 +320,8 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                 if retain, let timelines = compiled[id] {
                     let end = timelines.reveal.evaluate(at: timelines.revealLength)
                     let time = coordinator.launch(id)?.changedAt ?? t   // when the reveal ended
-                    var frame = Wire.frame(launch: id, index: grid.frame(at: time), time: time, transition: .reveal,
-                                           keys: timelines.revealKeys, values: end.values)
-                    frame["final"] = true
-                    frame["progress"] = .float(1)
-                    broadcaster.publish(frame: frame, launch: id.value, index: 0)
+                    broadcaster.publish(LaunchFrame(launch: id, index: grid.frame(at: time), time: time, transition: .reveal,
+                                                    keys: timelines.revealKeys, values: end.values, progress: 1, final: true))
                 }
                 lastFrame = nil
                 lastFrameWasStill = false
@@ -350,7 +343,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
     private func record(_ transition: LaunchTransition) {
         let id = transition.launch
-        broadcaster.publish(event: Wire.stateEvent(transition), launch: id.value)
+        broadcaster.publish(.state(transition))
         let launch = coordinator.launch(id)
         var fields: Logger.Metadata = [
             "curtain_launch_id": "\(id)", "curtain_state": "\(transition.to.rawValue)", "curtain_reason": "\(transition.reason)",
@@ -376,7 +369,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             logger.debug("launch \(transition.from?.rawValue ?? "-") → \(transition.to.rawValue)", metadata: fields)
         }
         if transition.to.isEnded {
-            broadcaster.finish(launch: id.value)
+            broadcaster.finish(launch: id)
             forget(id)
         }
     }
