@@ -77,8 +77,7 @@ public enum Daemon {
         }
         let (runtime, interrupted) = await recover(directory: lock.directory, logger: logger)
         do {
-            supervisor = try ProcessSupervisor(configuration: state, notifySocket: notifyPath, apiSocket: apiSocket, runtime: runtime,
-                                               logger: logger)
+            supervisor = try ProcessSupervisor(notifySocket: notifyPath, apiSocket: apiSocket, runtime: runtime, logger: logger)
         } catch {
             logger.error("cannot open the notify socket for apps", metadata: ["curtain_socket": "\(notifyPath)", "error": "\(error)"])
             return 1

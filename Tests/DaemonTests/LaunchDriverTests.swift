@@ -50,7 +50,7 @@ import Varlink
 
     @Test(.timeLimit(.minutes(1))) func framesLandOnTheGridAtTheirScheduledTimes() async throws {
         let rig = await Rig()
-        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: Self.configuration)
+        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(Self.configuration))
         #expect(await rig.next()["to"] == "requested")
         #expect(await rig.next()["to"] == "presenting")
         let first = await rig.next()
@@ -66,7 +66,7 @@ import Varlink
         #expect(await rig.next()["to"] == "holding")
         let late = await rig.next()
         #expect(late["frame"] == 5 && late["time"] == .float(5.0 / 10))
-        let appear = try LaunchDriver<ManualClock>.compile(Self.configuration).appear
+        let appear = try ConfigurationSnapshot(Self.configuration).transitions.get().appear.timeline
         let expected = appear.evaluate(at: appear.duration)
         if case .object(let values)? = late["values"], let index = expected.values.indices.first {
             let key = appear.slots[index].key
@@ -92,7 +92,7 @@ import Varlink
 
     @Test(.timeLimit(.minutes(1))) func stoppingCancelsTheLaunchAndEndsTheStreams() async throws {
         let rig = await Rig()
-        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: Self.configuration)
+        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(Self.configuration))
         #expect(await rig.driver.statusLine() == "1 launch: shop presenting")
         await rig.driver.stop()
         var last: LaunchTransition?
@@ -101,7 +101,7 @@ import Varlink
         }
         #expect(last?.to == .cancelled && last?.reason == "daemon stopping")
         await #expect(throws: LaunchError.shuttingDown) {
-            try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: Self.configuration)
+            try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(Self.configuration))
         }
         rig.loop.cancel()
     }
@@ -109,7 +109,7 @@ import Varlink
     @Test func unknownRoutesAreRefusedPrecisely() async {
         let rig = await Rig()
         await #expect(throws: LaunchError.route(.unknownApp("tv"))) {
-            try await rig.driver.launch(.normal(app: "tv"), policy: nil, configuration: Self.configuration)
+            try await rig.driver.launch(.normal(app: "tv"), policy: nil, snapshot: ConfigurationSnapshot(Self.configuration))
         }
         await #expect(throws: LaunchError.noSuchLaunch(LaunchID(9))) { try await rig.driver.appReady(LaunchID(9), stage: .ready, status: nil) }
         #expect(await rig.driver.list().isEmpty)
@@ -123,7 +123,7 @@ extension LaunchDriverTests {
         var configuration = Self.configuration
         configuration.transitions.reveal = Presets.document(named: "hero")!
         let rig = await Rig()
-        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: configuration)
+        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(configuration))
         let target = Hero.Frame(x: 10, y: 20, width: 40, height: 40)
         try await rig.driver.appReady(LaunchID(1), stage: .ready, status: nil, elements: ["logo": target, "title": .init(x: 0, y: 80, width: 100, height: 20)])
         await rig.advance(5)
@@ -153,5 +153,42 @@ extension LaunchDriverTests {
         #expect(throws: VarlinkError.invalidParameter("elements.logo.width")) {
             try Wire.elements(.object(["logo": .object(["x": 0, "y": 0, "width": -1, "height": 1])]))
         }
+    }
+}
+
+extension LaunchDriverTests {
+    /// An app backend that records what it is asked to start.
+    struct RecordingApps: AppSupervisor {
+        let started: AsyncStream<(LaunchID, ConfigurationSnapshot)>.Continuation
+        func start(_ launch: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
+            started.yield((launch, snapshot))
+        }
+        func release(_ launch: LaunchID) async {}
+        func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {}
+    }
+
+    /// A reload between a launch's request and its app's start does not split the launch
+    /// across two configurations: the app is started from the snapshot the launch was
+    /// requested with.
+    @Test(.timeLimit(.minutes(1))) func theAppStartsFromTheLaunchsOwnConfigurationSnapshot() async throws {
+        let state = SharedConfiguration(ConfigurationHolder(Self.configuration))
+        let (started, recorder) = AsyncStream.makeStream(of: (LaunchID, ConfigurationSnapshot).self)
+        let driver = LaunchDriver(settings: Self.configuration.daemon.launchSettings, fps: 10, clock: ManualClock(),
+                                  broadcaster: Broadcaster(), supervisor: RecordingApps(started: recorder),
+                                  logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let snapshot = state.snapshot
+        try state.adopt(try Configuration(toml: """
+            [[apps]]
+            name = "shop"
+            exec = ["/bin/false"]
+            screens = ["home"]
+            default_screen = "home"
+            """, file: "reloaded.toml"), file: "reloaded.toml", allowEmpty: false)
+        _ = try await driver.launch(.normal(app: "shop"), policy: nil, snapshot: snapshot)
+        var starts = started.makeAsyncIterator()
+        let (id, used) = try #require(await starts.next())
+        #expect(id == LaunchID(1))
+        #expect(used.app(named: "shop")?.exec == ["/bin/true"])
+        #expect(state.current.apps.first?.exec == ["/bin/false"])
     }
 }

@@ -29,7 +29,7 @@ actor ProcessSupervisor: AppSupervisor {
         /// What it was started with or last told to show.
         var destination: Destination
         /// A retarget's destination it has not been told yet (it was not attached).
-        var pending: (route: Route, destination: Destination)?
+        var pending: (route: Route, destination: Destination, snapshot: ConfigurationSnapshot)?
         /// It has been told a later destination over io.curtain.App: its sd_notify stages
         /// speak of the one it started with, so readiness now comes from io.curtain.App.Ready.
         var redirected = false
@@ -74,7 +74,6 @@ actor ProcessSupervisor: AppSupervisor {
     typealias Delivery = (route: AppDelivery, delivered: CheckedContinuation<Bool, Never>)
     private var attached: [String: [Int: AsyncStream<Delivery>.Continuation]] = [:]
     private var nextAttachment = 0
-    private let configuration: SharedConfiguration
     private let receiver: NotifyReceiver
     private let logger: Logger
     /// The API socket, given to apps as CURTAIN_SOCKET (for io.curtain.App).
@@ -82,9 +81,7 @@ actor ProcessSupervisor: AppSupervisor {
     /// Where every app process is recorded for a successor after a crash.
     private let runtime: RuntimeState?
 
-    init(configuration: SharedConfiguration, notifySocket path: String, apiSocket: String?, runtime: RuntimeState? = nil,
-         logger: Logger) throws {
-        self.configuration = configuration
+    init(notifySocket path: String, apiSocket: String?, runtime: RuntimeState? = nil, logger: Logger) throws {
         self.apiSocket = apiSocket
         self.runtime = runtime
         receiver = try NotifyReceiver(path: path)
@@ -169,14 +166,13 @@ actor ProcessSupervisor: AppSupervisor {
 
     // MARK: - Starting and stopping apps
 
-    func start(_ id: LaunchID, _ destination: Destination, route: Route) async {
+    func start(_ id: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
         // Released before it started (the release's task ran first): nothing to start.
         if releasedEarly.remove(id) != nil || stopping {
             return logger.info("app of launch \(id) not started: the launch ended before its start", metadata: ["curtain_launch_id": "\(id)"])
         }
         guard let events else { return }
-        let config = configuration.current
-        guard let app = config.apps.first(where: { $0.name == destination.app }) else {
+        guard let app = snapshot.app(named: destination.app) else {
             return await events.failed(id, "no app '\(destination.app)' in the configuration")
         }
         let now = ContinuousClock.now
@@ -269,7 +265,7 @@ actor ProcessSupervisor: AppSupervisor {
         if let (pid, instance) = instances.first(where: { $0.value.app == app && $0.value.pending != nil && !$0.value.released }),
            let pending = instance.pending {
             instances[pid]?.pending = nil
-            Task { await self.deliverPending(pid, launch: instance.launch, pending.route, pending.destination) }
+            Task { await self.deliverPending(pid, launch: instance.launch, pending) }
         }
         return (nextAttachment, stream)
     }
@@ -278,9 +274,9 @@ actor ProcessSupervisor: AppSupervisor {
     /// readiness counts for `to`. A different destination is delivered to it over
     /// io.curtain.App if it is attached, or as soon as it attaches; one that becomes ready
     /// without having attached is treated as a warm start (`warm`: restart or reveal-now).
-    func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route) async {
+    func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
         guard let pid = byLaunch.removeValue(forKey: from), var instance = instances[pid], !instance.released else {
-            return await start(to, destination, route: route)
+            return await start(to, destination, route: route, snapshot: snapshot)
         }
         byLaunch[to] = pid
         instance.launch = to
@@ -294,17 +290,18 @@ actor ProcessSupervisor: AppSupervisor {
             instances[pid]?.redirected = true
             instances[pid]?.pending = nil
         } else {
-            instances[pid]?.pending = (route, destination)
+            instances[pid]?.pending = (route, destination, snapshot)
         }
     }
 
-    private func deliverPending(_ pid: pid_t, launch: LaunchID, _ route: Route, _ destination: Destination) async {
+    private func deliverPending(_ pid: pid_t, launch: LaunchID,
+                                _ pending: (route: Route, destination: Destination, snapshot: ConfigurationSnapshot)) async {
         guard let instance = instances[pid], instance.launch == launch else { return }
-        if await deliver(launch, instance.app, route, destination) {
-            instances[pid]?.destination = destination
+        if await deliver(launch, instance.app, pending.route, pending.destination) {
+            instances[pid]?.destination = pending.destination
             instances[pid]?.redirected = true
         } else if instances[pid]?.launch == launch, instances[pid]?.pending == nil {
-            instances[pid]?.pending = (route, destination)
+            instances[pid]?.pending = pending
         }
     }
 
@@ -505,11 +502,11 @@ actor ProcessSupervisor: AppSupervisor {
                 // Ready with what it started with, never told the retarget's destination (it
                 // did not attach): a warm start, as the app's `warm` says.
                 instances[owner]?.pending = nil
-                if configuration.current.apps.first(where: { $0.name == instance.app })?.warm == .revealNow {
+                if pending.snapshot.app(named: instance.app)?.warm == .revealNow {
                     return await events.ready(id, .ready, message.status, [:])
                 }
                 teardown(owner)
-                return await start(id, pending.destination, route: pending.route)
+                return await start(id, pending.destination, route: pending.route, snapshot: pending.snapshot)
             }
             await events.ready(id, stage, message.status, instances[owner]?.elements ?? [:])
         }

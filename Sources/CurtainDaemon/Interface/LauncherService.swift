@@ -136,14 +136,16 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             let route = try Wire.route(p["route"])
             var policy: ConcurrencyPolicy?
             if case .string(let name)? = p["policy"] { policy = ConcurrencyPolicy(rawValue: name) }
-            let configuration = state.current
+            // One snapshot for the whole launch: the driver and the supervisor read it.
+            let snapshot = state.snapshot
+            let configuration = snapshot.configuration
             // Subscribed before the launch exists, so not one of its events can be missed.
             let subscription = request.call.more
                 ? driver.broadcaster.add(.init(launch: nil, frames: p["frames"] == .bool(true)), limit: configuration.daemon.observerQueue)
                 : nil
             defer { if let subscription { driver.broadcaster.remove(subscription.id) } }
             let (outcome, display) = try await Self.launcher { () async throws(LaunchError) in
-                try await driver.launch(route, policy: policy, configuration: configuration)
+                try await driver.launch(route, policy: policy, snapshot: snapshot)
             }
             let (launch, decision): (Launch, String) = switch outcome {
             case .started(let l): (l, "started")
