@@ -159,6 +159,7 @@ extension LaunchDriverTests {
 extension LaunchDriverTests {
     /// An app backend that records what it is asked to start.
     struct RecordingApps: AppSupervisor {
+        var events: AsyncStream<AppEvent> { AsyncStream { $0.finish() } }
         let started: AsyncStream<(LaunchID, ConfigurationSnapshot)>.Continuation
         func start(_ launch: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
             started.yield((launch, snapshot))

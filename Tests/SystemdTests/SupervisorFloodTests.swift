@@ -36,9 +36,7 @@ import Testing
             """, file: "flood.toml")
         let log = CollectedLog()
         let supervisor = try ProcessSupervisor(notifySocket: directory.appendingPathComponent("notify").path, apiSocket: nil, logger: log.logger)
-        let (failures, failed) = AsyncStream.makeStream(of: String.self)
-        await supervisor.connect(SupervisorEvents(ready: { _, _, _, _ in }, status: { _, _ in }, extend: { _, _ in },
-                                                  failed: { _, reason in failed.yield(reason) }))
+        let failures = supervisor.events.compactMap { event -> String? in if case .failed(_, let reason) = event { reason } else { nil } }
         let running = Task { await supervisor.run() }
         let started = ContinuousClock.now
         await supervisor.start(LaunchID(1), Destination(app: "flood", screen: "home"), route: .normal(app: "flood"),

@@ -68,7 +68,9 @@ actor ProcessSupervisor: AppSupervisor {
     private var receiverEnded = false
     /// Lines about rejected or malformed notify messages, at most about one per sender per second.
     private var senderLog = ThrottledSenderLog()
-    private var events: SupervisorEvents?
+    /// What happens to apps, for the driver (`AppSupervisor.events`).
+    private let publisher = AppEventPublisher()
+    nonisolated var events: AsyncStream<AppEvent> { publisher.stream }
     /// Apps attached through io.curtain.App.Attach: a delivery and its acknowledgement
     /// (whether the reply could be written).
     typealias Delivery = (route: AppDelivery, delivered: CheckedContinuation<Bool, Never>)
@@ -89,8 +91,6 @@ actor ProcessSupervisor: AppSupervisor {
     }
 
     var notifySocket: String { receiver.path }
-
-    func connect(_ events: SupervisorEvents) { self.events = events }
 
     /// Takes notify messages until the receiver stops.
     func run() async {
@@ -132,6 +132,7 @@ actor ProcessSupervisor: AppSupervisor {
         await ProcessTree.stop(handles, grace: Self.stopGrace)
         for pid in groups { kill(-pid, SIGKILL) }
         receiver.stop()
+        publisher.finish()
     }
 
     /// Handles on the processes of `instance`'s app now (its tree and its orphans).
@@ -171,16 +172,15 @@ actor ProcessSupervisor: AppSupervisor {
         if releasedEarly.remove(id) != nil || stopping {
             return logger.info("app of launch \(id) not started: the launch ended before its start", metadata: ["curtain_launch_id": "\(id)"])
         }
-        guard let events else { return }
         guard let app = snapshot.app(named: destination.app) else {
-            return await events.failed(id, "no app '\(destination.app)' in the configuration")
+            return publisher.failed(id, "no app '\(destination.app)' in the configuration")
         }
         let now = ContinuousClock.now
         let recent = (failures[app.name] ?? []).filter { now - $0 < Self.crashWindow }
         failures[app.name] = recent
         if recent.count >= Self.crashLimit {
             let wait = Self.crashWindow - (now - recent[0])
-            return await events.failed(id, "app '\(app.name)' failed \(recent.count) times within \(Self.crashWindow.components.seconds) s; "
+            return publisher.failed(id, "app '\(app.name)' failed \(recent.count) times within \(Self.crashWindow.components.seconds) s; "
                                        + "not started again for \(wait.components.seconds + 1) s")
         }
         let kind = Self.kind(of: route)
@@ -191,7 +191,7 @@ actor ProcessSupervisor: AppSupervisor {
                 switch app.warm {
                 case .revealNow:
                     // It is on screen already and cannot be told where to go: reveal at once.
-                    return await events.ready(id, .ready, nil, [:])
+                    return publisher.ready(id, .ready, nil, [:])
                 case .restart:
                     teardown(running.pid)
                 }
@@ -200,7 +200,7 @@ actor ProcessSupervisor: AppSupervisor {
         if app.exec.isEmpty { return }   // started elsewhere; it reports through io.curtain.App
         let argv = app.arguments(for: destination)
         guard let program = argv.first, program.hasPrefix("/") else {
-            return await events.failed(id, "app '\(app.name)': exec must start with an absolute path")
+            return publisher.failed(id, "app '\(app.name)': exec must start with an absolute path")
         }
         var environment: [Environment.Key: String?] = [:]
         for (key, value) in app.environment { environment[Environment.Key(stringLiteral: key)] = value }
@@ -214,7 +214,7 @@ actor ProcessSupervisor: AppSupervisor {
         if let apiSocket { environment["CURTAIN_SOCKET"] = apiSocket }
 
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { return await events.failed(id, "cannot create a pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&ends) == 0 else { return publisher.failed(id, "cannot create a pipe: \(String(cString: strerror(errno)))") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let errorEnd = fcntl(ends[1], F_DUPFD_CLOEXEC, 0)
         var appLogger = Logger(label: "app.\(app.name)") { JournalLogHandler(label: $0, identifier: app.name) }
@@ -385,7 +385,7 @@ actor ProcessSupervisor: AppSupervisor {
         starting.remove(id)
         releasedEarly.remove(id)
         failures[app, default: []].append(.now)
-        await events?.failed(id, "app '\(app)' could not be started: \(error)")
+        publisher.failed(id, "app '\(app)' could not be started: \(error)")
     }
 
     private func exited(_ spawnedFor: LaunchID, status: TerminationStatus) async {
@@ -416,7 +416,7 @@ actor ProcessSupervisor: AppSupervisor {
         guard !instance.ready else { return }
         var last = instance.lastStatus.map { "; its last status: \($0)" } ?? ""
         if let number = instance.lastErrno { last += "; ERRNO=\(number) (\(String(cString: strerror(number))))" }
-        await events?.failed(id, "app exited with \(how) before it was ready\(last)")
+        publisher.failed(id, "app exited with \(how) before it was ready\(last)")
     }
 
     // MARK: - Notify messages
@@ -469,11 +469,10 @@ actor ProcessSupervisor: AppSupervisor {
         do { message = try NotifyMessage(parsing: datagram.bytes) } catch {
             return senderLog.warning(logger, "notify message dropped: \(error)", pid: datagram.pid, metadata: ["curtain_app": "\(instance.app)"], at: now)
         }
-        guard let events else { return }
         let id = instance.launch
         if let status = message.status {
             instances[owner]?.lastStatus = status
-            await events.status(id, status)
+            publisher.status(id, status)
         }
         if let elements = message.elements {
             if let parsed = try? JSONParser.parse(Array(elements.utf8)), case .object = parsed,
@@ -484,7 +483,7 @@ actor ProcessSupervisor: AppSupervisor {
             }
         }
         if let number = message.errno { instances[owner]?.lastErrno = number }
-        if let usec = message.extendTimeoutMicroseconds { await events.extend(id, Double(usec) / 1_000_000) }
+        if let usec = message.extendTimeoutMicroseconds { publisher.extend(id, Double(usec) / 1_000_000) }
         var stage: ReadinessStage?
         if let name = message.stage {
             if let parsed = ReadinessStage(rawValue: name), parsed != .ready { stage = parsed } else {
@@ -503,12 +502,12 @@ actor ProcessSupervisor: AppSupervisor {
                 // did not attach): a warm start, as the app's `warm` says.
                 instances[owner]?.pending = nil
                 if pending.snapshot.app(named: instance.app)?.warm == .revealNow {
-                    return await events.ready(id, .ready, message.status, [:])
+                    return publisher.ready(id, .ready, message.status, [:])
                 }
                 teardown(owner)
                 return await start(id, pending.destination, route: pending.route, snapshot: pending.snapshot)
             }
-            await events.ready(id, stage, message.status, instances[owner]?.elements ?? [:])
+            publisher.ready(id, stage, message.status, instances[owner]?.elements ?? [:])
         }
     }
 }

@@ -106,8 +106,31 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
     // MARK: - The loop
 
-    /// Runs until cancelled: sleeps until the next deadline or frame, then catches up.
+    /// Runs until cancelled: sleeps until the next deadline or frame, then catches up; takes
+    /// the app backend's events meanwhile.
     func run() async {
+        let events = supervisor.events
+        let consumer = Task { for await event in events { await self.apply(event) } }
+        await withTaskCancellationHandler { await loop() } onCancel: { consumer.cancel() }
+        consumer.cancel()
+    }
+
+    /// An app backend's event. One about a launch that has ended meanwhile changes nothing
+    /// (an app exiting after its launch was cancelled, say).
+    func apply(_ event: AppEvent) {
+        do throws(LaunchError) {
+            switch event {
+            case .ready(let id, let stage, let status, let elements): try appReady(id, stage: stage, status: status, elements: elements)
+            case .status(let id, let status): appStatus(id, status)
+            case .extend(let id, let seconds): extendHold(id, by: seconds)
+            case .failed(let id, let reason): try appFailed(id, reason: reason)
+            }
+        } catch {
+            logger.debug("app event ignored: \(error)", metadata: ["curtain_launch_id": "\(event.launch)"])
+        }
+    }
+
+    private func loop() async {
         publishStatus()
         while !Task.isCancelled {
             let wake = nextWake()
