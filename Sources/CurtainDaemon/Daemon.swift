@@ -29,7 +29,7 @@ public enum Daemon {
         }
     }
 
-    public static let version = "0.1.0"
+    public static let version = CurtainVersion.string
 
     public static func run(_ options: Options) async -> Int32 {
         LoggingSystem.bootstrap { JournalLogHandler(label: $0, identifier: "curtaind") }
