@@ -37,11 +37,13 @@ extension Configuration.App {
 /// The configuration a running daemon uses: replaced only by one that loaded without a single
 /// problem, so a bad edit followed by a reload changes nothing.
 public struct ConfigurationHolder: Sendable {
-    public private(set) var current: Configuration
+    /// The running configuration with its transitions compiled (see `ConfigurationSnapshot`).
+    public private(set) var snapshot: ConfigurationSnapshot
+    public var current: Configuration { snapshot.configuration }
     /// How many times a reload replaced the configuration.
     public private(set) var generation = 0
 
-    public init(_ configuration: Configuration) { current = configuration }
+    public init(_ configuration: Configuration) { snapshot = ConfigurationSnapshot(configuration) }
 
     /// Adopts a configuration that was loaded without problems, unless it would drop every
     /// app of the running one: an empty or truncated file (a power cut during a write looks
@@ -49,7 +51,7 @@ public struct ConfigurationHolder: Sendable {
     /// is the caller saying that this is what it wants.
     public mutating func adopt(_ configuration: Configuration, file: String = "", allowEmpty: Bool = false) throws(ConfigurationErrors) {
         if let refusal = refusal(of: configuration, file: file, allowEmpty: allowEmpty) { throw ConfigurationErrors(errors: [refusal]) }
-        current = configuration
+        snapshot = ConfigurationSnapshot(configuration)
         generation += 1
     }
 

@@ -29,7 +29,7 @@ public enum Daemon {
         }
     }
 
-    public static let version = "0.1.0"
+    public static let version = CurtainVersion.string
 
     public static func run(_ options: Options) async -> Int32 {
         LoggingSystem.bootstrap { JournalLogHandler(label: $0, identifier: "curtaind") }
@@ -41,9 +41,12 @@ public enum Daemon {
 
         let path = options.configPath ?? Configuration.defaultPath
         let holder: ConfigurationHolder
-        switch loadConfiguration(path, explicit: options.configPath != nil, logger: logger) {
-        case .success(let configuration): holder = ConfigurationHolder(configuration)
-        case .failure: return 1
+        do { holder = ConfigurationHolder(try ConfigurationHolder.load(path, explicit: options.configPath != nil)) } catch {
+            for problem in error.errors { logger.log(.configurationInvalid, "\(problem)", ["curtain_config": "\(path)"]) }
+            return 1
+        }
+        if !FileManager.default.fileExists(atPath: path) {
+            logger.notice("no configuration file; using the built-in defaults", metadata: ["curtain_config": "\(path)"])
         }
         let state = SharedConfiguration(holder)
 
@@ -72,13 +75,13 @@ public enum Daemon {
             return 1
         }
         // Orphaned descendants of apps are re-parented here, so teardown still reaches them.
-        if curtain_set_child_subreaper() != 0 {
+        let subreaper = curtain_set_child_subreaper() == 0
+        if !subreaper {
             logger.warning("cannot become a child subreaper", metadata: ["error": "\(String(cString: strerror(errno)))"])
         }
         let (runtime, interrupted) = await recover(directory: lock.directory, logger: logger)
         do {
-            supervisor = try ProcessSupervisor(configuration: state, notifySocket: notifyPath, apiSocket: apiSocket, runtime: runtime,
-                                               logger: logger)
+            supervisor = try ProcessSupervisor(notifySocket: notifyPath, apiSocket: apiSocket, runtime: runtime, sweepsOrphans: subreaper, logger: logger)
         } catch {
             logger.error("cannot open the notify socket for apps", metadata: ["curtain_socket": "\(notifyPath)", "error": "\(error)"])
             return 1
@@ -97,11 +100,6 @@ public enum Daemon {
                                       }, lastID: lastID)
                                   })
         origin.withLock { $0 = driver.clockOriginMicroseconds }
-        await supervisor.connect(SupervisorEvents(
-            ready: { id, stage, status, elements in try? await driver.appReady(id, stage: stage, status: status, elements: elements) },
-            status: { id, status in await driver.appStatus(id, status) },
-            extend: { id, seconds in await driver.extendHold(id, by: seconds) },
-            failed: { id, reason in try? await driver.appFailed(id, reason: reason) }))
         let reloader = Reloader(path: path, explicit: options.configPath != nil, state: state, notifier: notifier, logger: logger,
                                 status: { await driver.statusLine() })
         var bindings = LauncherService(driver: driver, state: state, reloader: reloader, version: version, started: started)
@@ -211,24 +209,5 @@ public enum Daemon {
         let directory = runtime + "/curtain"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         return directory + "/" + (path as NSString).lastPathComponent
-    }
-
-    /// Loads the configuration; each problem is logged once, with its location.
-    static func loadConfiguration(_ path: String, explicit: Bool, logger: Logger) -> Result<Configuration, ConfigurationErrors> {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            if explicit || FileManager.default.fileExists(atPath: path) {
-                let error = ConfigurationError(file: path, line: 1, column: 1, keyPath: "", message: "cannot be read")
-                logger.log(.configurationInvalid, "configuration cannot be read", ["curtain_config": "\(path)"])
-                return .failure(ConfigurationErrors(errors: [error]))
-            }
-            logger.notice("no configuration file; using the built-in defaults", metadata: ["curtain_config": "\(path)"])
-            return .success(Configuration())
-        }
-        do {
-            return .success(try Configuration(toml: text, file: path))
-        } catch {
-            for problem in error.errors { logger.log(.configurationInvalid, "\(problem)", ["curtain_config": "\(path)"]) }
-            return .failure(error)
-        }
     }
 }

@@ -1,8 +1,6 @@
 import ArgumentParser
-
-public enum CurtainVersion {
-    public static let string = "0.1.0"
-}
+// The version is CurtainCore's, one constant for the daemon and the CLI.
+@_exported import enum CurtainCore.CurtainVersion
 
 extension ParsableCommand {
     /// Parses and runs, mapping ArgumentParser's usage failures (64) onto curtainctl's

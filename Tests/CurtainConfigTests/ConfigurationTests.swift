@@ -238,3 +238,27 @@ import Testing
         #expect(holder.generation == 2)
     }
 }
+
+extension ReloadTests {
+    /// The daemon's path: the file read again, all or nothing; no file means the defaults
+    /// only when none was asked for; the snapshot's transitions are compiled with it.
+    @Test func reloadingFromTheFileIsAllOrNothing() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curtain-reload-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("curtain.toml").path
+        #expect(throws: ConfigurationErrors.self) { try ConfigurationHolder.load(path, explicit: true) }
+        #expect(try ConfigurationHolder.load(path, explicit: false).apps.isEmpty)   // the built-in defaults
+
+        try "[display]\nwidth = 800\n".write(toFile: path, atomically: true, encoding: .utf8)
+        var holder = ConfigurationHolder(try ConfigurationHolder.load(path, explicit: true))
+        #expect(holder.current.display.width == 800)
+        #expect((try? holder.snapshot.transitions.get()) != nil)
+        try "[display]\nwidth = \"wide\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationErrors.self) { try holder.reload(path: path, explicit: true) }
+        #expect(holder.current.display.width == 800 && holder.generation == 0)
+        try "[display]\nwidth = 1024\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try holder.reload(path: path, explicit: true).display.width == 1024)
+        #expect(holder.snapshot.configuration.display.width == 1024 && holder.generation == 1)
+    }
+}

@@ -36,7 +36,7 @@ import Varlink
         /// The next item an observer gets: ("state", "presenting") or ("frame", index).
         func next() async -> [String: JSONValue] {
             switch await mailbox.next() {
-            case .event(let e)?: return e
+            case .event(let e)?: return Wire.event(e)
             case .frame(let f)?: return f.event
             case nil: return [:]
             }
@@ -53,7 +53,7 @@ import Varlink
     @Test(.timeLimit(.minutes(1))) func theFirstFrameIsNeverStampedBeforeTheRequest() async throws {
         let rig = await Rig()
         await rig.advance(0.25)   // between frames 2 (0.2) and 3 (0.3)
-        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: Self.configuration)
+        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(Self.configuration))
         #expect(await rig.next()["to"] == "requested")
         #expect(await rig.next()["to"] == "presenting")
         let first = await rig.next()
@@ -64,7 +64,7 @@ import Varlink
 
     @Test(.timeLimit(.minutes(1))) func framesLandOnTheGridAtTheirScheduledTimes() async throws {
         let rig = await Rig()
-        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: Self.configuration)
+        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(Self.configuration))
         #expect(await rig.next()["to"] == "requested")
         #expect(await rig.next()["to"] == "presenting")
         let first = await rig.next()
@@ -80,7 +80,7 @@ import Varlink
         #expect(await rig.next()["to"] == "holding")
         let late = await rig.next()
         #expect(late["frame"] == 5 && late["time"] == .float(5.0 / 10))
-        let appear = try LaunchDriver<ManualClock>.compile(Self.configuration).appear
+        let appear = try ConfigurationSnapshot(Self.configuration).transitions.get().appear.timeline
         let expected = appear.evaluate(at: appear.duration)
         if case .object(let values)? = late["values"], let index = expected.values.indices.first {
             let key = appear.slots[index].key
@@ -106,26 +106,26 @@ import Varlink
 
     @Test(.timeLimit(.minutes(1))) func stoppingCancelsTheLaunchAndEndsTheStreams() async throws {
         let rig = await Rig()
-        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: Self.configuration)
+        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(Self.configuration))
         #expect(await rig.driver.statusLine() == "1 launch: shop presenting")
         await rig.driver.stop()
-        var last: [String: JSONValue] = [:]
+        var last: LaunchTransition?
         while let item = await rig.mailbox.next() {
-            if case .event(let e) = item { last = e }
+            if case .event(.state(let transition)) = item { last = transition }
         }
-        #expect(last["to"] == "cancelled" && last["reason"] == "daemon stopping")
-        await #expect(throws: VarlinkError.self) {
-            try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: Self.configuration)
+        #expect(last?.to == .cancelled && last?.reason == "daemon stopping")
+        await #expect(throws: LaunchError.shuttingDown) {
+            try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(Self.configuration))
         }
         rig.loop.cancel()
     }
 
     @Test func unknownRoutesAreRefusedPrecisely() async {
         let rig = await Rig()
-        await #expect(throws: LauncherErrors.noRoute("unknown app 'tv'")) {
-            try await rig.driver.launch(.normal(app: "tv"), policy: nil, configuration: Self.configuration)
+        await #expect(throws: LaunchError.route(.unknownApp("tv"))) {
+            try await rig.driver.launch(.normal(app: "tv"), policy: nil, snapshot: ConfigurationSnapshot(Self.configuration))
         }
-        await #expect(throws: LauncherErrors.noSuchLaunch(9)) { try await rig.driver.appReady(LaunchID(9), stage: .ready, status: nil) }
+        await #expect(throws: LaunchError.noSuchLaunch(LaunchID(9))) { try await rig.driver.appReady(LaunchID(9), stage: .ready, status: nil) }
         #expect(await rig.driver.list().isEmpty)
         rig.loop.cancel()
     }
@@ -137,14 +137,14 @@ extension LaunchDriverTests {
         var configuration = Self.configuration
         configuration.transitions.reveal = Presets.document(named: "hero")!
         let rig = await Rig()
-        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, configuration: configuration)
+        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(configuration))
         let target = Hero.Frame(x: 10, y: 20, width: 40, height: 40)
         try await rig.driver.appReady(LaunchID(1), stage: .ready, status: nil, elements: ["logo": target, "title": .init(x: 0, y: 80, width: 100, height: 20)])
         await rig.advance(5)
         var lastReveal: [String: JSONValue]?
         while let item = await rig.mailbox.next() {
-            if case .frame(let f) = item, f.event["transition"] == "reveal" { lastReveal = f.event }
-            if case .event(let e) = item, e["to"] == "revealed" { break }
+            if case .frame(let f) = item, f.frame.transition == .reveal { lastReveal = f.event }
+            if case .event(.state(let t)) = item, t.to == .revealed { break }
         }
         // 5 s late, no frame on the grid falls inside the reveal; its end state still goes out.
         #expect(lastReveal?["final"] == true)
@@ -167,5 +167,43 @@ extension LaunchDriverTests {
         #expect(throws: VarlinkError.invalidParameter("elements.logo.width")) {
             try Wire.elements(.object(["logo": .object(["x": 0, "y": 0, "width": -1, "height": 1])]))
         }
+    }
+}
+
+extension LaunchDriverTests {
+    /// An app backend that records what it is asked to start.
+    struct RecordingApps: AppSupervisor {
+        var events: AsyncStream<AppEvent> { AsyncStream { $0.finish() } }
+        let started: AsyncStream<(LaunchID, ConfigurationSnapshot)>.Continuation
+        func start(_ launch: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
+            started.yield((launch, snapshot))
+        }
+        func release(_ launch: LaunchID) async {}
+        func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {}
+    }
+
+    /// A reload between a launch's request and its app's start does not split the launch
+    /// across two configurations: the app is started from the snapshot the launch was
+    /// requested with.
+    @Test(.timeLimit(.minutes(1))) func theAppStartsFromTheLaunchsOwnConfigurationSnapshot() async throws {
+        let state = SharedConfiguration(ConfigurationHolder(Self.configuration))
+        let (started, recorder) = AsyncStream.makeStream(of: (LaunchID, ConfigurationSnapshot).self)
+        let driver = LaunchDriver(settings: Self.configuration.daemon.launchSettings, fps: 10, clock: ManualClock(),
+                                  broadcaster: Broadcaster(), supervisor: RecordingApps(started: recorder),
+                                  logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let snapshot = state.snapshot
+        try state.adopt(try Configuration(toml: """
+            [[apps]]
+            name = "shop"
+            exec = ["/bin/false"]
+            screens = ["home"]
+            default_screen = "home"
+            """, file: "reloaded.toml"), file: "reloaded.toml", allowEmpty: false)
+        _ = try await driver.launch(.normal(app: "shop"), policy: nil, snapshot: snapshot)
+        var starts = started.makeAsyncIterator()
+        let (id, used) = try #require(await starts.next())
+        #expect(id == LaunchID(1))
+        #expect(used.app(named: "shop")?.exec == ["/bin/true"])
+        #expect(state.current.apps.first?.exec == ["/bin/false"])
     }
 }

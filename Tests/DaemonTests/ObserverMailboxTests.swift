@@ -1,10 +1,15 @@
 @testable import CurtainDaemon
+import CurtainCore
 import Testing
 import Varlink
 
 @Suite struct ObserverMailboxTests {
-    static func event(_ n: Int) -> ObserverMailbox.Item { .event(["n": .int(Int64(n))]) }
-    static func frame(_ n: Int) -> ObserverMailbox.Item { .frame(SharedFrame(["frame": .int(Int64(n))])) }
+    static func event(_ n: Int) -> ObserverMailbox.Item {
+        .event(.state(LaunchTransition(launch: LaunchID(UInt64(n + 1)), from: nil, to: .requested, reason: "", time: 0)))
+    }
+    static func frame(_ n: Int) -> ObserverMailbox.Item {
+        .frame(SharedFrame(LaunchFrame(launch: LaunchID(1), index: n, time: 0, transition: .appear, keys: [], values: [], progress: 0)))
+    }
 
     @Test func framesCoalesceBetweenEventsAndOrderIsKept() async {
         let mailbox = ObserverMailbox(limit: 16)

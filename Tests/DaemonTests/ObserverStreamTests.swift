@@ -41,12 +41,13 @@ import Varlink
             }
         }
 
-        broadcaster.publish(event: ["kind": "state", "launch": 1, "to": "presenting"], launch: 1)
+        func state(_ to: LaunchState) -> LaunchEvent { .state(LaunchTransition(launch: LaunchID(1), from: nil, to: to, reason: "", time: 0)) }
+        broadcaster.publish(state(.presenting))
         for await _ in stuck { break }                      // the stalled observer is blocked in its first write
         for index in 0..<500 {
-            broadcaster.publish(frame: ["kind": "frame", "launch": 1, "frame": .int(Int64(index))], launch: 1, index: index)
+            broadcaster.publish(LaunchFrame(launch: LaunchID(1), index: index, time: 0, transition: .appear, keys: [], values: [], progress: 0))
         }
-        broadcaster.publish(event: ["kind": "state", "launch": 1, "to": "holding"], launch: 1)
+        broadcaster.publish(state(.holding))
         #expect(stalled.mailbox.count <= 2)                 // one coalesced frame and the event, not 501 items
         for await _ in gone {}                              // cut off after the grace period
         #expect(recorder.disconnected.withLock { $0?.name } == "io.curtain.Launcher.ObserverTooSlow")

@@ -35,14 +35,12 @@ import Testing
             default_screen = "home"
             """, file: "flood.toml")
         let log = CollectedLog()
-        let supervisor = try ProcessSupervisor(configuration: SharedConfiguration(ConfigurationHolder(configuration)),
-                                               notifySocket: directory.appendingPathComponent("notify").path, apiSocket: nil, logger: log.logger)
-        let (failures, failed) = AsyncStream.makeStream(of: String.self)
-        await supervisor.connect(SupervisorEvents(ready: { _, _, _, _ in }, status: { _, _ in }, extend: { _, _ in },
-                                                  failed: { _, reason in failed.yield(reason) }))
+        let supervisor = try ProcessSupervisor(notifySocket: directory.appendingPathComponent("notify").path, apiSocket: nil, logger: log.logger)
+        let failures = supervisor.events.compactMap { event -> String? in if case .failed(_, let reason) = event { reason } else { nil } }
         let running = Task { await supervisor.run() }
         let started = ContinuousClock.now
-        await supervisor.start(LaunchID(1), Destination(app: "flood", screen: "home"), route: .normal(app: "flood"))
+        await supervisor.start(LaunchID(1), Destination(app: "flood", screen: "home"), route: .normal(app: "flood"),
+                               snapshot: ConfigurationSnapshot(configuration))
         var reasons = failures.makeAsyncIterator()
         let reason = await reasons.next()
         #expect(reason?.contains("before it was ready") == true, "\(reason ?? "")")

@@ -10,6 +10,13 @@ public struct Presentation: Sendable, Hashable {
     /// Whether values change from here on without further input (false while paused or
     /// holding on the appear transition's last frame).
     public let isMoving: Bool
+
+    public init(launch: LaunchID, transition: Transition, time: Double, isMoving: Bool) {
+        self.launch = launch
+        self.transition = transition
+        self.time = time
+        self.isMoving = isMoving
+    }
 }
 
 extension Coordinator {

@@ -29,7 +29,7 @@ actor ProcessSupervisor: AppSupervisor {
         /// What it was started with or last told to show.
         var destination: Destination
         /// A retarget's destination it has not been told yet (it was not attached).
-        var pending: (route: Route, destination: Destination)?
+        var pending: (route: Route, destination: Destination, snapshot: ConfigurationSnapshot)?
         /// It has been told a later destination over io.curtain.App: its sd_notify stages
         /// speak of the one it started with, so readiness now comes from io.curtain.App.Ready.
         var redirected = false
@@ -68,32 +68,34 @@ actor ProcessSupervisor: AppSupervisor {
     private var receiverEnded = false
     /// Lines about rejected or malformed notify messages, at most about one per sender per second.
     private var senderLog = ThrottledSenderLog()
-    private var events: SupervisorEvents?
+    /// What happens to apps, for the driver (`AppSupervisor.events`).
+    private let publisher = AppEventPublisher()
+    nonisolated var events: AsyncStream<AppEvent> { publisher.stream }
     /// Apps attached through io.curtain.App.Attach: a delivery and its acknowledgement
     /// (whether the reply could be written).
-    typealias Delivery = (route: JSONValue, delivered: CheckedContinuation<Bool, Never>)
+    typealias Delivery = (route: AppDelivery, delivered: CheckedContinuation<Bool, Never>)
     private var attached: [String: [Int: AsyncStream<Delivery>.Continuation]] = [:]
     private var nextAttachment = 0
-    private let configuration: SharedConfiguration
     private let receiver: NotifyReceiver
     private let logger: Logger
     /// The API socket, given to apps as CURTAIN_SOCKET (for io.curtain.App).
     private let apiSocket: String?
     /// Where every app process is recorded for a successor after a crash.
     private let runtime: RuntimeState?
+    /// Whether exited children that are no app's main process are reaped here: only in a
+    /// process whose every child is an app (curtaind, a child subreaper). A supervisor inside
+    /// another program (a test) must never reap that program's own children.
+    private let sweepsOrphans: Bool
 
-    init(configuration: SharedConfiguration, notifySocket path: String, apiSocket: String?, runtime: RuntimeState? = nil,
-         logger: Logger) throws {
-        self.configuration = configuration
+    init(notifySocket path: String, apiSocket: String?, runtime: RuntimeState? = nil, sweepsOrphans: Bool = false, logger: Logger) throws {
         self.apiSocket = apiSocket
         self.runtime = runtime
+        self.sweepsOrphans = sweepsOrphans
         receiver = try NotifyReceiver(path: path)
         self.logger = logger
     }
 
     var notifySocket: String { receiver.path }
-
-    func connect(_ events: SupervisorEvents) { self.events = events }
 
     /// Takes notify messages until the receiver stops.
     func run() async {
@@ -135,6 +137,7 @@ actor ProcessSupervisor: AppSupervisor {
         await ProcessTree.stop(handles, grace: Self.stopGrace)
         for pid in groups { kill(-pid, SIGKILL) }
         receiver.stop()
+        publisher.finish()
     }
 
     /// Handles on the processes of `instance`'s app now (its tree and its orphans).
@@ -159,7 +162,7 @@ actor ProcessSupervisor: AppSupervisor {
     /// here. Only while no app is being spawned: a new main process that exited at once is
     /// swift-subprocess's to reap, and it is not registered yet.
     private func reapOrphans() {
-        guard starting.isEmpty else { return }
+        guard sweepsOrphans, starting.isEmpty else { return }
         let me = getpid()
         for entry in ProcessTree.snapshot().values where entry.parent == me && entry.zombie && instances[entry.pid] == nil {
             var status: Int32 = 0
@@ -169,22 +172,20 @@ actor ProcessSupervisor: AppSupervisor {
 
     // MARK: - Starting and stopping apps
 
-    func start(_ id: LaunchID, _ destination: Destination, route: Route) async {
+    func start(_ id: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
         // Released before it started (the release's task ran first): nothing to start.
         if releasedEarly.remove(id) != nil || stopping {
             return logger.info("app of launch \(id) not started: the launch ended before its start", metadata: ["curtain_launch_id": "\(id)"])
         }
-        guard let events else { return }
-        let config = configuration.current
-        guard let app = config.apps.first(where: { $0.name == destination.app }) else {
-            return await events.failed(id, "no app '\(destination.app)' in the configuration")
+        guard let app = snapshot.app(named: destination.app) else {
+            return publisher.failed(id, "no app '\(destination.app)' in the configuration")
         }
         let now = ContinuousClock.now
         let recent = (failures[app.name] ?? []).filter { now - $0 < Self.crashWindow }
         failures[app.name] = recent
         if recent.count >= Self.crashLimit {
             let wait = Self.crashWindow - (now - recent[0])
-            return await events.failed(id, "app '\(app.name)' failed \(recent.count) times within \(Self.crashWindow.components.seconds) s; "
+            return publisher.failed(id, "app '\(app.name)' failed \(recent.count) times within \(Self.crashWindow.components.seconds) s; "
                                        + "not started again for \(wait.components.seconds + 1) s")
         }
         let kind = Self.kind(of: route)
@@ -195,7 +196,7 @@ actor ProcessSupervisor: AppSupervisor {
                 switch app.warm {
                 case .revealNow:
                     // It is on screen already and cannot be told where to go: reveal at once.
-                    return await events.ready(id, .ready, nil, [:])
+                    return publisher.ready(id, .ready, nil, [:])
                 case .restart:
                     teardown(running.pid)
                 }
@@ -204,7 +205,7 @@ actor ProcessSupervisor: AppSupervisor {
         if app.exec.isEmpty { return }   // started elsewhere; it reports through io.curtain.App
         let argv = app.arguments(for: destination)
         guard let program = argv.first, program.hasPrefix("/") else {
-            return await events.failed(id, "app '\(app.name)': exec must start with an absolute path")
+            return publisher.failed(id, "app '\(app.name)': exec must start with an absolute path")
         }
         var environment: [Environment.Key: String?] = [:]
         for (key, value) in app.environment { environment[Environment.Key(stringLiteral: key)] = value }
@@ -218,7 +219,7 @@ actor ProcessSupervisor: AppSupervisor {
         if let apiSocket { environment["CURTAIN_SOCKET"] = apiSocket }
 
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { return await events.failed(id, "cannot create a pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&ends) == 0 else { return publisher.failed(id, "cannot create a pipe: \(String(cString: strerror(errno)))") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let errorEnd = fcntl(ends[1], F_DUPFD_CLOEXEC, 0)
         var appLogger = Logger(label: "app.\(app.name)") { JournalLogHandler(label: $0, identifier: app.name) }
@@ -269,7 +270,7 @@ actor ProcessSupervisor: AppSupervisor {
         if let (pid, instance) = instances.first(where: { $0.value.app == app && $0.value.pending != nil && !$0.value.released }),
            let pending = instance.pending {
             instances[pid]?.pending = nil
-            Task { await self.deliverPending(pid, launch: instance.launch, pending.route, pending.destination) }
+            Task { await self.deliverPending(pid, launch: instance.launch, pending) }
         }
         return (nextAttachment, stream)
     }
@@ -278,9 +279,9 @@ actor ProcessSupervisor: AppSupervisor {
     /// readiness counts for `to`. A different destination is delivered to it over
     /// io.curtain.App if it is attached, or as soon as it attaches; one that becomes ready
     /// without having attached is treated as a warm start (`warm`: restart or reveal-now).
-    func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route) async {
+    func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
         guard let pid = byLaunch.removeValue(forKey: from), var instance = instances[pid], !instance.released else {
-            return await start(to, destination, route: route)
+            return await start(to, destination, route: route, snapshot: snapshot)
         }
         byLaunch[to] = pid
         instance.launch = to
@@ -294,17 +295,18 @@ actor ProcessSupervisor: AppSupervisor {
             instances[pid]?.redirected = true
             instances[pid]?.pending = nil
         } else {
-            instances[pid]?.pending = (route, destination)
+            instances[pid]?.pending = (route, destination, snapshot)
         }
     }
 
-    private func deliverPending(_ pid: pid_t, launch: LaunchID, _ route: Route, _ destination: Destination) async {
+    private func deliverPending(_ pid: pid_t, launch: LaunchID,
+                                _ pending: (route: Route, destination: Destination, snapshot: ConfigurationSnapshot)) async {
         guard let instance = instances[pid], instance.launch == launch else { return }
-        if await deliver(launch, instance.app, route, destination) {
-            instances[pid]?.destination = destination
+        if await deliver(launch, instance.app, pending.route, pending.destination) {
+            instances[pid]?.destination = pending.destination
             instances[pid]?.redirected = true
         } else if instances[pid]?.launch == launch, instances[pid]?.pending == nil {
-            instances[pid]?.pending = (route, destination)
+            instances[pid]?.pending = pending
         }
     }
 
@@ -318,8 +320,7 @@ actor ProcessSupervisor: AppSupervisor {
 
     /// The route to `app`'s attached streams, newest first; whether one took it.
     private func deliver(_ id: LaunchID, _ app: String, _ route: Route, _ destination: Destination) async -> Bool {
-        let delivery: JSONValue = ["launch": .int(Int64(id.value)), "kind": .string(Self.kind(of: route)), "screen": .string(destination.screen),
-                                   "parameters": .object(destination.parameters.mapValues { .string($0.description) })]
+        let delivery = AppDelivery(launch: id, route: route, destination: destination)
         for (_, stream) in (attached[app] ?? [:]).sorted(by: { $0.key > $1.key }) {
             let delivered = await withCheckedContinuation { continuation in
                 if case .terminated = stream.yield((delivery, continuation)) { continuation.resume(returning: false) }
@@ -389,7 +390,7 @@ actor ProcessSupervisor: AppSupervisor {
         starting.remove(id)
         releasedEarly.remove(id)
         failures[app, default: []].append(.now)
-        await events?.failed(id, "app '\(app)' could not be started: \(error)")
+        publisher.failed(id, "app '\(app)' could not be started: \(error)")
     }
 
     private func exited(_ spawnedFor: LaunchID, status: TerminationStatus) async {
@@ -420,7 +421,7 @@ actor ProcessSupervisor: AppSupervisor {
         guard !instance.ready else { return }
         var last = instance.lastStatus.map { "; its last status: \($0)" } ?? ""
         if let number = instance.lastErrno { last += "; ERRNO=\(number) (\(String(cString: strerror(number))))" }
-        await events?.failed(id, "app exited with \(how) before it was ready\(last)")
+        publisher.failed(id, "app exited with \(how) before it was ready\(last)")
     }
 
     // MARK: - Notify messages
@@ -473,11 +474,10 @@ actor ProcessSupervisor: AppSupervisor {
         do { message = try NotifyMessage(parsing: datagram.bytes) } catch {
             return senderLog.warning(logger, "notify message dropped: \(error)", pid: datagram.pid, metadata: ["curtain_app": "\(instance.app)"], at: now)
         }
-        guard let events else { return }
         let id = instance.launch
         if let status = message.status {
             instances[owner]?.lastStatus = status
-            await events.status(id, status)
+            publisher.status(id, status)
         }
         if let elements = message.elements {
             if let parsed = try? JSONParser.parse(Array(elements.utf8)), case .object = parsed,
@@ -488,7 +488,7 @@ actor ProcessSupervisor: AppSupervisor {
             }
         }
         if let number = message.errno { instances[owner]?.lastErrno = number }
-        if let usec = message.extendTimeoutMicroseconds { await events.extend(id, Double(usec) / 1_000_000) }
+        if let usec = message.extendTimeoutMicroseconds { publisher.extend(id, Double(usec) / 1_000_000) }
         var stage: ReadinessStage?
         if let name = message.stage {
             if let parsed = ReadinessStage(rawValue: name), parsed != .ready { stage = parsed } else {
@@ -506,13 +506,13 @@ actor ProcessSupervisor: AppSupervisor {
                 // Ready with what it started with, never told the retarget's destination (it
                 // did not attach): a warm start, as the app's `warm` says.
                 instances[owner]?.pending = nil
-                if configuration.current.apps.first(where: { $0.name == instance.app })?.warm == .revealNow {
-                    return await events.ready(id, .ready, message.status, [:])
+                if pending.snapshot.app(named: instance.app)?.warm == .revealNow {
+                    return publisher.ready(id, .ready, message.status, [:])
                 }
                 teardown(owner)
-                return await start(id, pending.destination, route: pending.route)
+                return await start(id, pending.destination, route: pending.route, snapshot: pending.snapshot)
             }
-            await events.ready(id, stage, message.status, instances[owner]?.elements ?? [:])
+            publisher.ready(id, stage, message.status, instances[owner]?.elements ?? [:])
         }
     }
 }

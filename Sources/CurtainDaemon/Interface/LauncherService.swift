@@ -29,6 +29,16 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
         return LaunchID(UInt64(value))
     }
 
+    /// A driver call answered in io.curtain.Launcher's terms when the driver refuses it.
+    private static func launcher<T>(_ body: () async throws(LaunchError) -> T) async throws(VarlinkError) -> T {
+        do { return try await body() } catch { throw LauncherErrors.from(error) }
+    }
+
+    /// A driver call answered in io.curtain.App's terms when the driver refuses it.
+    private static func app<T>(_ body: () async throws(LaunchError) -> T) async throws(VarlinkError) -> T {
+        do { return try await body() } catch { throw AppErrors.from(error) }
+    }
+
     func interfaces() -> [InterfaceBuilder] {
         var launcher = InterfaceBuilder(Self.launcherText)
         let driver = self.driver
@@ -60,7 +70,8 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
         }
 
         launcher.rawMethod("Get") { request, reply in
-            let launch = try await driver.get(try Self.id(request.call.parameters))
+            let id = try Self.id(request.call.parameters)
+            let launch = try await Self.launcher { () async throws(LaunchError) in try await driver.get(id) }
             try await reply(["launch": Wire.launch(launch, display: await driver.display)], false)
         }
 
@@ -115,7 +126,7 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             case "cancel"?: action = .cancel
             default: throw VarlinkError.invalidParameter("action")
             }
-            let launch = try await driver.control(id, action)
+            let launch = try await Self.launcher { () async throws(LaunchError) in try await driver.control(id, action) }
             try await reply(["launch": Wire.launch(launch, display: await driver.display)], false)
         }
 
@@ -125,13 +136,17 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             let route = try Wire.route(p["route"])
             var policy: ConcurrencyPolicy?
             if case .string(let name)? = p["policy"] { policy = ConcurrencyPolicy(rawValue: name) }
-            let configuration = state.current
+            // One snapshot for the whole launch: the driver and the supervisor read it.
+            let snapshot = state.snapshot
+            let configuration = snapshot.configuration
             // Subscribed before the launch exists, so not one of its events can be missed.
             let subscription = request.call.more
                 ? driver.broadcaster.add(.init(launch: nil, frames: p["frames"] == .bool(true)), limit: configuration.daemon.observerQueue)
                 : nil
             defer { if let subscription { driver.broadcaster.remove(subscription.id) } }
-            let (outcome, display) = try await driver.launch(route, policy: policy, configuration: configuration)
+            let (outcome, display) = try await Self.launcher { () async throws(LaunchError) in
+                try await driver.launch(route, policy: policy, snapshot: snapshot)
+            }
             let (launch, decision): (Launch, String) = switch outcome {
             case .started(let l): (l, "started")
             case .queued(let l): (l, "queued")
@@ -140,16 +155,16 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             let first: [String: JSONValue] = ["launch": Wire.launch(launch, display: display), "decision": .string(decision)]
             guard let subscription, !launch.state.isEnded else { return try await reply(first, false) }
             try await reply(first, true)
-            try await Self.stream(subscription.mailbox, only: launch.id.value, grace: configuration.daemon.observerGrace, request: request) { event, last in
-                try await reply(["launch": Wire.launch(try await driver.get(launch.id), display: display), "decision": .string(decision),
-                                 "event": .object(event)], !last)
+            try await Self.stream(subscription.mailbox, only: launch.id, grace: configuration.daemon.observerGrace, request: request) { event, last in
+                let now = try await Self.launcher { () async throws(LaunchError) in try await driver.get(launch.id) }
+                try await reply(["launch": Wire.launch(now, display: display), "decision": .string(decision), "event": .object(event)], !last)
             }
         }
 
         launcher.rawMethod("Watch", options: .init(requiresMore: true)) { [state] request, reply in
             let p = request.call.parameters
-            var only: UInt64?
-            if p["launch"] != nil, p["launch"] != .null { only = try Self.id(p, "launch").value }
+            var only: LaunchID?
+            if p["launch"] != nil, p["launch"] != .null { only = try Self.id(p, "launch") }
             var everyNth = 1
             if let fps = try Wire.watchFPS(p["fps"]) {
                 // Both rates are bounded (fps by WireLimits.watchFPS, the display's by
@@ -160,12 +175,12 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             let direct = request.direct.map { writer in
                 Broadcaster.Direct(writer: writer, message: { shared in try? shared.message(for: reply) })
             }
-            let subscription = driver.broadcaster.add(.init(launch: only, frames: p["frames"] == .bool(true), everyNth: everyNth),
+            let subscription = driver.broadcaster.add(.init(launch: only?.value, frames: p["frames"] == .bool(true), everyNth: everyNth),
                                                       limit: configuration.daemon.observerQueue, direct: direct)
             defer { driver.broadcaster.remove(subscription.id) }
             // Where things stand now, so the observer starts in sync.
-            let current = await driver.list().filter { only == nil ? !$0.state.isEnded : $0.id.value == only }
-            if let only, current.isEmpty { throw LauncherErrors.noSuchLaunch(only) }
+            let current = await driver.list().filter { only == nil ? !$0.state.isEnded : $0.id == only }
+            if let only, current.isEmpty { throw LauncherErrors.noSuchLaunch(only.value) }
             for launch in current {
                 let snapshot = Wire.stateEvent(.init(launch: launch.id, from: nil, to: launch.state, reason: launch.reason, time: launch.changedAt))
                 let last = only != nil && launch.state.isEnded
@@ -187,9 +202,8 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             var status: String?
             if case .string(let text)? = p["status"] { status = text }
             let elements = try Wire.elements(p["elements"])
-            do throws(VarlinkError) { try await driver.appReady(try Self.id(p, "launch"), stage: stage, status: status, elements: elements) } catch {
-                throw Self.appError(error)
-            }
+            let id = try Self.id(p, "launch")
+            try await Self.app { () async throws(LaunchError) in try await driver.appReady(id, stage: stage, status: status, elements: elements) }
             try await reply([:], false)
         }
         app.rawMethod("Attach", options: .init(requiresMore: true)) { [state, supervisor] request, reply in
@@ -203,7 +217,7 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
                 try await reply([:], true)   // attached
                 for await delivery in deliveries {
                     do {
-                        try await reply(["delivery": delivery.route], true)
+                        try await reply(["delivery": Wire.delivery(delivery.route)], true)
                         delivery.delivered.resume(returning: true)
                     } catch {
                         delivery.delivered.resume(returning: false)
@@ -221,24 +235,19 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             try authorize(request, "Failed", app: true)
             let p = request.call.parameters
             guard case .string(let reason)? = p["reason"] else { throw VarlinkError.invalidParameter("reason") }
-            do throws(VarlinkError) { try await driver.appFailed(try Self.id(p, "launch"), reason: reason) } catch {
-                throw Self.appError(error)
-            }
+            let id = try Self.id(p, "launch")
+            try await Self.app { () async throws(LaunchError) in try await driver.appFailed(id, reason: reason) }
             try await reply([:], false)
         }
         return [launcher, app]
     }
 
-    /// The driver speaks io.curtain.Launcher; an app is answered in io.curtain.App's terms.
-    static func appError(_ error: VarlinkError) -> VarlinkError {
-        error.name == LauncherErrors.prefix + "NoSuchLaunch" ? VarlinkError("io.curtain.App.NoSuchLaunch", error.parameters) : error
-    }
-
     /// Writes an observer's mailbox out. Each reply must be taken within `grace` seconds, or
     /// the observer is disconnected with ObserverTooSlow; so is one whose mailbox overflowed.
     /// With `only`, the stream ends with that launch's final state event. `frame`, when
-    /// given, sends frames (shared by every observer, so encoded once); otherwise `send` does.
-    static func stream(_ mailbox: ObserverMailbox, only: UInt64?, grace: Double, request: VarlinkService.Request,
+    /// given, sends frames (shared by every observer, so encoded once); otherwise `send` does,
+    /// given the event's JSON (a frame's built once for all observers).
+    static func stream(_ mailbox: ObserverMailbox, only: LaunchID?, grace: Double, request: VarlinkService.Request,
                        frame: (@Sendable (SharedFrame) async throws -> Void)? = nil,
                        send: @escaping @Sendable ([String: JSONValue], Bool) async throws -> Void) async throws {
         // One watchdog per stream, not one per reply (a task per frame per observer was the
@@ -256,13 +265,16 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
         defer { watchdog.cancel() }
         // Cancelled when the observer hangs up: its mailbox closes and it is removed.
         while let item = await withTaskCancellationHandler(operation: { await mailbox.next() }, onCancel: { mailbox.close() }) {
-            let event = switch item { case .event(let e): e; case .frame(let shared): shared.event }
-            if let only, event["launch"] != .int(Int64(only)) { continue }
+            let launch = switch item { case .event(let e): e.launch; case .frame(let shared): shared.frame.launch }
+            if let only, launch != only { continue }
             var last = false
-            if only != nil, case .event = item, case .string(let to)? = event["to"], LaunchState(rawValue: to)?.isEnded == true { last = true }
+            if only != nil, case .event(let event) = item, event.endsLaunch { last = true }
             if last { mailbox.close() }   // no frame may be written directly after the final reply
             inFlight.start()
-            if case .frame(let shared) = item, let frame { try await frame(shared) } else { try await send(event, last) }
+            switch item {
+            case .frame(let shared): if let frame { try await frame(shared) } else { try await send(shared.event, last) }
+            case .event(let event): try await send(Wire.event(event), last)
+            }
             inFlight.stop()
             if last { return }
         }

@@ -38,16 +38,34 @@ enum Wire {
          "destination": destination(d), "reason": .string(reason)]
     }
 
+    /// A warm start as io.curtain.App's `Delivery`.
+    static func delivery(_ d: AppDelivery) -> JSONValue {
+        ["launch": .int(Int64(d.launch.value)), "kind": .string(ProcessSupervisor.kind(of: d.route)), "screen": .string(d.destination.screen),
+         "parameters": .object(d.destination.parameters.mapValues { .string($0.description) })]
+    }
+
+    /// An event as io.curtain.Launcher's `LaunchEvent` object.
+    static func event(_ event: LaunchEvent) -> [String: JSONValue] {
+        switch event {
+        case .state(let transition): stateEvent(transition)
+        case .destination(let launch, let d, let reason, let time): destinationEvent(launch, d, reason: reason, time: time)
+        case .frame(let f): frame(f)
+        }
+    }
+
     /// A frame: every slot of the timeline as "layer.property" → its components.
-    static func frame(launch: LaunchID, index: Int, time: Double, transition: Presentation.Transition,
-                      keys: [String], values: [Value]) -> [String: JSONValue] {
+    static func frame(_ frame: LaunchFrame) -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
-        object.reserveCapacity(keys.count)
-        for (key, value) in zip(keys, values) {
+        object.reserveCapacity(frame.keys.count)
+        for (key, value) in zip(frame.keys, frame.values) {
             object[key] = .array((0..<value.kind.componentCount).map { .float(value.component($0)) })
         }
-        return ["kind": "frame", "launch": .int(Int64(launch.value)), "time": .float(time), "frame": .int(Int64(index)),
-                "transition": .string(transition.rawValue), "values": .object(object)]
+        var event: [String: JSONValue] = [
+            "kind": "frame", "launch": .int(Int64(frame.launch.value)), "time": .float(frame.time), "frame": .int(Int64(frame.index)),
+            "transition": .string(frame.transition.rawValue), "values": .object(object), "progress": .float(frame.progress),
+        ]
+        if frame.final { event["final"] = true }
+        return event
     }
 
     static let maximumElements = 32
@@ -113,6 +131,12 @@ extension Value.Kind {
 /// io.curtain.App's errors.
 enum AppErrors {
     static let prefix = "io.curtain.App."
+    /// The driver's refusals in io.curtain.App's terms (which an app knows): NoSuchLaunch is
+    /// the app interface's own; the others are io.curtain.Launcher's.
+    static func from(_ error: LaunchError) -> VarlinkError {
+        if case .noSuchLaunch(let id) = error { return VarlinkError(prefix + "NoSuchLaunch", ["id": .int(Int64(id.value))]) }
+        return LauncherErrors.from(error)
+    }
     static func permissionDenied(_ method: String) -> VarlinkError { VarlinkError(prefix + "PermissionDenied", ["method": .string(method)]) }
 }
 
@@ -134,6 +158,18 @@ enum LauncherErrors {
         switch error {
         case .unmatched, .unknownApp: noRoute(error.description)
         default: invalidRoute(error.description)
+        }
+    }
+
+    /// The driver's refusals in io.curtain.Launcher's terms: the one place they are mapped.
+    static func from(_ error: LaunchError) -> VarlinkError {
+        switch error {
+        case .shuttingDown: VarlinkError(VarlinkError.shuttingDownName)
+        case .route(let error): from(error)
+        case .transitions: invalidRoute(error.description)
+        case .noSuchLaunch(let id): noSuchLaunch(id.value)
+        case .busy(let holder): busy(holder.value)
+        case .invalidControl(let reason): invalidControl(reason)
         }
     }
 }

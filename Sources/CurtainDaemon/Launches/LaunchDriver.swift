@@ -4,44 +4,32 @@ import Glibc
 import CurtainConfig
 import CurtainCore
 import Logging
-import Varlink
 
 /// Runs one display's `Coordinator` in time: feeds it inputs stamped with the clock, carries
 /// out its effects (app supervision, observers, the journal, STATUS=), and drives the frame
 /// clock — one loop that sleeps until the coordinator's next deadline or the next frame,
 /// whichever is first. The clock is a parameter: tests run the whole driver on a manual one.
 actor LaunchDriver<C: Clock> where C.Duration == Duration {
-    struct Compiled: Sendable {
-        let appear: Timeline
-        var reveal: Timeline
-        let appearKeys: [String]
-        var revealKeys: [String]
-        /// The transitions' lengths (see `length(_:)`), computed once, not per frame.
-        let appearLength: Double
-        var revealLength: Double
-        /// What the reveal is rebuilt from once the app reports its elements.
-        let revealDocument: TimelineDocument
-        let screen: (width: Double, height: Double)
-    }
-
     private var coordinator: Coordinator
     private let clock: C
     private let epoch: C.Instant
-    private let grid: FrameGrid
+    private var frames: FrameSchedule
     let broadcaster: Broadcaster
     private let supervisor: any AppSupervisor
     private let logger: Logger
+    private var recorder: LaunchRecorder
     private let onStatus: @Sendable (String) -> Void
 
     private var nextID: UInt64 = 0
-    private var compiled: [LaunchID: Compiled] = [:]
+    /// Each launch's transitions, from the configuration snapshot it was requested with
+    /// (its reveal rebuilt once its app reports elements).
+    private var compiled: [LaunchID: CompiledTransitions] = [:]
     /// The appear transition on screen (kept when a launch takes over the overlay).
-    private var overlay: Compiled?
+    private var overlay: CompiledTransitions?
     private var destinations: [LaunchID: Destination] = [:]
-    private var lastFrame: Int?
-    /// Whether the last frame sent showed a still overlay (holding, paused): it is not sent again.
-    private var lastFrameWasStill = false
-    private var statistics = Statistics()
+    /// The configuration each launch in flight was requested with: its app is started from
+    /// the same one, whatever a reload did meanwhile.
+    private var snapshots: [LaunchID: ConfigurationSnapshot] = [:]
     private var status = ""
     private var sleeper: Task<Void, Never>?
     private var stopped = false
@@ -73,7 +61,8 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             nextID = max(nextID, launch.id)
         }
         self.onLaunches = onLaunches
-        grid = FrameGrid(fps: fps)
+        frames = FrameSchedule(fps: fps)
+        recorder = LaunchRecorder(logger: logger)
         self.broadcaster = broadcaster
         self.supervisor = supervisor
         self.logger = logger
@@ -113,12 +102,35 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
     /// Answers when the actor is free: the watchdog's proof that the frame clock's owner runs.
     func heartbeat() {}
-    var fps: Double { grid.fps }
+    var fps: Double { frames.grid.fps }
 
     // MARK: - The loop
 
-    /// Runs until cancelled: sleeps until the next deadline or frame, then catches up.
+    /// Runs until cancelled: sleeps until the next deadline or frame, then catches up; takes
+    /// the app backend's events meanwhile.
     func run() async {
+        let events = supervisor.events
+        let consumer = Task { for await event in events { await self.apply(event) } }
+        await withTaskCancellationHandler { await loop() } onCancel: { consumer.cancel() }
+        consumer.cancel()
+    }
+
+    /// An app backend's event. One about a launch that has ended meanwhile changes nothing
+    /// (an app exiting after its launch was cancelled, say).
+    func apply(_ event: AppEvent) {
+        do throws(LaunchError) {
+            switch event {
+            case .ready(let id, let stage, let status, let elements): try appReady(id, stage: stage, status: status, elements: elements)
+            case .status(let id, let status): appStatus(id, status)
+            case .extend(let id, let seconds): extendHold(id, by: seconds)
+            case .failed(let id, let reason): try appFailed(id, reason: reason)
+            }
+        } catch {
+            logger.debug("app event ignored: \(error)", metadata: ["curtain_launch_id": "\(event.launch)"])
+        }
+    }
+
+    private func loop() async {
         publishStatus()
         while !Task.isCancelled {
             let wake = nextWake()
@@ -135,12 +147,9 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     private func poke() { sleeper?.cancel() }
 
     private func nextWake() -> Double? {
-        var wake = coordinator.nextDeadline
-        if let presentation = coordinator.presentation(at: coordinator.now), presentation.isMoving || !lastFrameWasStill || lastFrame == nil {
-            let frame = grid.nextDeadline(after: lastFrame, from: coordinator.now)
-            wake = min(wake ?? frame, frame)
-        }
-        return wake
+        let deadline = coordinator.nextDeadline
+        guard let frame = frames.nextDeadline(showing: coordinator.presentation(at: coordinator.now), at: coordinator.now) else { return deadline }
+        return min(deadline ?? frame, frame)
     }
 
     private func tick() {
@@ -151,24 +160,17 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
     /// The frame due at `t`, evaluated at its scheduled time; missed frames are skipped.
     private func emitFrame(at t: Double) {
+        let coordinator = self.coordinator
         // Never stamped before the transition showing began (the grid point just before a
         // launch's request is not one of its frames).
-        guard let index = grid.due(at: t, after: lastFrame, notBefore: coordinator.current?.changedAt) else { return }
-        let time = grid.time(of: index)
-        guard let presentation = coordinator.presentation(at: time) else { return }
-        // A still overlay (holding, paused) is sent once, then not again until it moves.
-        if !presentation.isMoving, lastFrameWasStill, lastFrame != nil { return }
-        lastFrame = index
-        lastFrameWasStill = !presentation.isMoving
-        guard let timelines = presentation.transition == .appear ? overlay : compiled[presentation.launch] else { return }
-        let timeline = presentation.transition == .appear ? timelines.appear : timelines.reveal
-        let keys = presentation.transition == .appear ? timelines.appearKeys : timelines.revealKeys
-        let length = presentation.transition == .appear ? timelines.appearLength : timelines.revealLength
-        let frame = timeline.evaluate(at: presentation.time)
-        var event = Wire.frame(launch: presentation.launch, index: index, time: time, transition: presentation.transition,
-                               keys: keys, values: frame.values)
-        event["progress"] = .float(length > 0 ? min(1, max(0, presentation.time / length)) : 1)
-        broadcaster.publish(frame: event, launch: presentation.launch.value, index: index)
+        guard let (index, time, presentation) = frames.take(at: t, notBefore: coordinator.current?.changedAt,
+                                                            presentation: { coordinator.presentation(at: $0) }) else { return }
+        guard let transitions = presentation.transition == .appear ? overlay : compiled[presentation.launch] else { return }
+        let shown = presentation.transition == .appear ? transitions.appear : transitions.reveal
+        let values = shown.timeline.evaluate(at: presentation.time).values
+        broadcaster.publish(LaunchFrame(launch: presentation.launch, index: index, time: time, transition: presentation.transition,
+                                        keys: shown.keys, values: values,
+                                        progress: shown.length > 0 ? min(1, max(0, presentation.time / shown.length)) : 1))
     }
 
     // MARK: - Inputs
@@ -177,70 +179,68 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         case started(Launch), queued(Launch), merged(Launch)
     }
 
-    /// Resolves and starts a launch. Throws a Varlink error for a bad route or a busy display.
-    func launch(_ route: Route, policy: ConcurrencyPolicy?, configuration: Configuration) throws(VarlinkError) -> (LaunchOutcome, display: String) {
-        guard !stopped else { throw VarlinkError(VarlinkError.shuttingDownName) }
+    /// Resolves and starts a launch. Throws for a bad route, a busy display, or when stopping.
+    /// Everything about the launch — routes, apps, transitions, settings — comes from
+    /// `snapshot`, which its app is started from too.
+    func launch(_ route: Route, policy: ConcurrencyPolicy?, snapshot: ConfigurationSnapshot) throws(LaunchError) -> (LaunchOutcome, display: String) {
+        guard !stopped else { throw .shuttingDown }
+        let configuration = snapshot.configuration
         let resolution: RouteTable.Resolution
-        do { resolution = try configuration.routes.resolve(route) } catch { throw LauncherErrors.from(error) }
+        do { resolution = try configuration.routes.resolve(route) } catch { throw .route(error) }
         let destination = resolution.destination
-        let timelines: Compiled
-        do { timelines = try Self.compile(configuration) } catch {
-            throw LauncherErrors.invalidRoute("the transitions do not compile: \(error)")
+        let timelines: CompiledTransitions
+        switch snapshot.transitions {
+        case .success(let compiled): timelines = compiled
+        case .failure(let error): throw .transitions("\(error)")
         }
         nextID += 1
         let id = LaunchID(nextID)
-        func requirement(of app: String?) -> ReadinessStage {
-            configuration.apps.first { $0.name == app }?.readiness ?? .ready
-        }
+        func requirement(of app: String?) -> ReadinessStage { snapshot.app(named: app)?.readiness ?? .ready }
         let request = LaunchRequest(id: id, route: route, destination: destination, requirement: requirement(of: destination.app),
-                                    appearDuration: timelines.appearLength, revealDuration: timelines.revealLength,
+                                    appearDuration: timelines.appear.length, revealDuration: timelines.reveal.length,
                                     fallback: configuration.routes.fallback,
                                     fallbackRequirement: requirement(of: configuration.routes.fallback?.app), policy: policy,
                                     retain: configuration.transitions.retain,
                                     textVariant: Int.random(in: 0..<configuration.transitions.textVariants))
         let t = now()
-        statistics.requested += 1
+        recorder.requested()
         compiled[id] = timelines
         destinations[id] = destination
+        snapshots[id] = snapshot
         coordinator.settings = configuration.daemon.launchSettings
         let (decision, effects) = coordinator.request(request, at: t)
         perform(effects, at: t)
         poke()
+        recorder.decided(decision)
         switch decision {
         case .started:
-            statistics.started += 1
             return (.started(coordinator.launch(id)!), display)
         case .queued:
-            statistics.queued += 1
             return (.queued(coordinator.launch(id)!), display)
         case .merged(let into):
-            statistics.merged += 1
             forget(id)
             return (.merged(coordinator.launch(into)!), display)
         case .busy(let holder):
-            statistics.busy += 1
             forget(id)
-            throw LauncherErrors.busy(holder.value)
+            throw .busy(holder: holder)
         }
     }
 
-    func appReady(_ id: LaunchID, stage: ReadinessStage, status: String?, elements: [String: Hero.Frame] = [:]) throws(VarlinkError) {
-        guard let launch = coordinator.launch(id) else { throw LauncherErrors.noSuchLaunch(id.value) }
+    func appReady(_ id: LaunchID, stage: ReadinessStage, status: String?, elements: [String: Hero.Frame] = [:]) throws(LaunchError) {
+        guard let launch = coordinator.launch(id) else { throw .noSuchLaunch(id) }
         var revealDuration: Double?
         if !elements.isEmpty, launch.state != .revealing, let current = compiled[id] {
             do {
-                let rebuilt = try Self.rebuild(current, elements: elements)
+                let rebuilt = try current.with(elements: elements)
                 compiled[id] = rebuilt
-                revealDuration = rebuilt.revealLength
+                revealDuration = rebuilt.reveal.length
             } catch {
                 // Elements the reveal cannot use (too many, say): the configured reveal stays.
                 logger.warning("reported elements ignored", metadata: ["curtain_launch_id": "\(id)", "error": "\(error)"])
             }
         }
         let t = now()
-        logger.log(.appReady, "app ready", ["curtain_launch_id": "\(id)", "curtain_app": "\(launch.destination.app)",
-                                            "curtain_stage": "\(stage.rawValue)",
-                                            "curtain_duration_usec": "\(Int((t - launch.requestedAt) * 1_000_000))"])
+        recorder.appReady(launch, stage: stage, at: t)
         perform(coordinator.appReady(id, stage: stage, status: status, revealDuration: revealDuration, at: t), at: t)
         poke()
     }
@@ -255,33 +255,33 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         poke()
     }
 
-    func appFailed(_ id: LaunchID, reason: String) throws(VarlinkError) {
-        guard coordinator.launch(id) != nil else { throw LauncherErrors.noSuchLaunch(id.value) }
+    func appFailed(_ id: LaunchID, reason: String) throws(LaunchError) {
+        guard coordinator.launch(id) != nil else { throw .noSuchLaunch(id) }
         let t = now()
         perform(coordinator.appFailed(id, reason: reason, at: t), at: t)
         poke()
     }
 
-    func control(_ id: LaunchID, _ action: ControlAction) throws(VarlinkError) -> Launch {
+    func control(_ id: LaunchID, _ action: ControlAction) throws(LaunchError) -> Launch {
         let t = now()
         do {
             perform(try coordinator.control(id, action, at: t), at: t)
         } catch {
-            if case .noSuchLaunch = error { throw LauncherErrors.noSuchLaunch(id.value) }
-            throw LauncherErrors.invalidControl(error.description)
+            if case .noSuchLaunch = error { throw .noSuchLaunch(id) }
+            throw .invalidControl(error.description)
         }
         poke()
         return coordinator.launch(id)!
     }
 
-    func get(_ id: LaunchID) throws(VarlinkError) -> Launch {
-        guard let launch = coordinator.launch(id) else { throw LauncherErrors.noSuchLaunch(id.value) }
+    func get(_ id: LaunchID) throws(LaunchError) -> Launch {
+        guard let launch = coordinator.launch(id) else { throw .noSuchLaunch(id) }
         return launch
     }
 
     func list() -> [Launch] { coordinator.launches }
 
-    func currentStatistics() -> (Statistics, observers: Int) { (statistics, broadcaster.count) }
+    func currentStatistics() -> (Statistics, observers: Int) { (recorder.statistics, broadcaster.count) }
 
     func statusLine() -> String { status }
 
@@ -305,35 +305,32 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             switch effect {
             case .showOverlay(let id):
                 overlay = compiled[id]
-                lastFrame = nil
-                lastFrameWasStill = false
+                frames.restart()
             case .startApp(let id, let destination):
                 if let previous = destinations[id], previous != destination {
                     destinations[id] = destination
                     let reason = coordinator.launch(id)?.reason ?? "destination changed"
-                    broadcaster.publish(event: Wire.destinationEvent(id, destination, reason: reason, time: t), launch: id.value)
+                    broadcaster.publish(.destination(launch: id, destination, reason: reason, time: t))
                 }
                 let route = coordinator.launch(id)?.route ?? .normal(app: destination.app)
-                appWork.append { supervisor in await supervisor.start(id, destination, route: route) }
+                guard let snapshot = snapshots[id] else { continue }   // every launch has one from its request
+                appWork.append { supervisor in await supervisor.start(id, destination, route: route, snapshot: snapshot) }
             case .releaseApp(let id):
                 appWork.append { supervisor in await supervisor.release(id) }
             case .retargetApp(let from, let to, let destination):
                 let route = coordinator.launch(to)?.route ?? .normal(app: destination.app)
-                appWork.append { supervisor in await supervisor.retarget(from: from, to: to, destination, route: route) }
+                guard let snapshot = snapshots[to] else { continue }
+                appWork.append { supervisor in await supervisor.retarget(from: from, to: to, destination, route: route, snapshot: snapshot) }
             case .hideOverlay(let id, let retain):
                 // The reveal's end state, exactly: it rarely falls on the grid, and with retain
                 // the next owner of the screen starts from it.
-                if retain, let timelines = compiled[id] {
-                    let end = timelines.reveal.evaluate(at: timelines.revealLength)
+                if retain, let reveal = compiled[id]?.reveal {
+                    let end = reveal.timeline.evaluate(at: reveal.length)
                     let time = coordinator.launch(id)?.changedAt ?? t   // when the reveal ended
-                    var frame = Wire.frame(launch: id, index: grid.frame(at: time), time: time, transition: .reveal,
-                                           keys: timelines.revealKeys, values: end.values)
-                    frame["final"] = true
-                    frame["progress"] = .float(1)
-                    broadcaster.publish(frame: frame, launch: id.value, index: 0)
+                    broadcaster.publish(LaunchFrame(launch: id, index: frames.grid.frame(at: time), time: time, transition: .reveal,
+                                                    keys: reveal.keys, values: end.values, progress: 1, final: true))
                 }
-                lastFrame = nil
-                lastFrameWasStill = false
+                frames.restart()
             case .transition(let transition):
                 record(transition)
             }
@@ -352,33 +349,10 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
     private func record(_ transition: LaunchTransition) {
         let id = transition.launch
-        broadcaster.publish(event: Wire.stateEvent(transition), launch: id.value)
-        let launch = coordinator.launch(id)
-        var fields: Logger.Metadata = [
-            "curtain_launch_id": "\(id)", "curtain_state": "\(transition.to.rawValue)", "curtain_reason": "\(transition.reason)",
-        ]
-        if let launch {
-            fields["curtain_app"] = "\(launch.destination.app)"
-            fields["curtain_route"] = "\(launch.route)"
-            fields["curtain_duration_usec"] = "\(Int((transition.time - launch.requestedAt) * 1_000_000))"
-        }
-        switch (transition.from, transition.to) {
-        case (nil, .requested): logger.log(.launchRequested, "launch requested", fields)
-        case (.presenting, .holding): logger.log(.launchPresented, "overlay presented", fields)
-        case (_, .revealed):
-            logger.log(.launchRevealed, "launch revealed", fields)
-            if let launch { statistics.revealed(after: transition.time - launch.requestedAt) }
-        case (_, .failed):
-            logger.log(.launchFailed, "launch failed: \(transition.reason)", fields)
-            statistics.failed += 1
-        case (_, .cancelled):
-            logger.log(.launchCancelled, "launch cancelled: \(transition.reason)", fields)
-            statistics.cancelled += 1
-        default:
-            logger.debug("launch \(transition.from?.rawValue ?? "-") → \(transition.to.rawValue)", metadata: fields)
-        }
+        broadcaster.publish(.state(transition))
+        recorder.record(transition, of: coordinator.launch(id))
         if transition.to.isEnded {
-            broadcaster.finish(launch: id.value)
+            broadcaster.finish(launch: id)
             forget(id)
         }
     }
@@ -386,6 +360,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     private func forget(_ id: LaunchID) {
         if coordinator.current?.id != id { compiled[id] = nil }
         destinations[id] = nil
+        snapshots[id] = nil
     }
 
     /// STATUS=: "idle", or "1 launch: shop holding", "2 launches: chat revealing, 1 queued".
@@ -402,52 +377,5 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         guard line != status else { return }
         status = line
         onStatus(line)
-    }
-
-    // MARK: - Timelines
-
-    static func compile(_ configuration: Configuration) throws -> Compiled {
-        func parameters(_ document: TimelineDocument) -> [String: Double] {
-            let declared = Set((document.parameters ?? []).map(\.name))
-            let given = ["screen.width": configuration.display.width, "screen.height": configuration.display.height]
-            return given.filter { declared.contains($0.key) }
-        }
-        let transitions = configuration.effectiveTransitions
-        let appear = try Timeline(document: transitions.appear, parameters: parameters(transitions.appear))
-        let reveal = try Timeline(document: transitions.reveal, parameters: parameters(transitions.reveal))
-        return Compiled(appear: appear, reveal: reveal, appearKeys: appear.slots.map(\.key), revealKeys: reveal.slots.map(\.key),
-                        appearLength: length(appear), revealLength: length(reveal), revealDocument: transitions.reveal, screen: (configuration.display.width, configuration.display.height))
-    }
-
-    /// The reveal rebuilt for the elements an app reported: `hero` pairs them with the
-    /// splash's; any other reveal gets them as `element.ID.x|y|width|height` parameters (the
-    /// centre and size) where it declares them — `logo-move` flies to `element.logo`.
-    static func rebuild(_ compiled: Compiled, elements: [String: Hero.Frame]) throws -> Compiled {
-        var result = compiled
-        let document: TimelineDocument
-        var given: [String: Double] = ["screen.width": compiled.screen.width, "screen.height": compiled.screen.height]
-        if compiled.revealDocument.name == "hero" {
-            document = Hero.document(from: Hero.defaultSplash(width: compiled.screen.width, height: compiled.screen.height), to: elements)
-        } else {
-            document = compiled.revealDocument
-            for (id, frame) in elements {
-                given["element.\(id).x"] = frame.x + frame.width / 2
-                given["element.\(id).y"] = frame.y + frame.height / 2
-                given["element.\(id).width"] = frame.width
-                given["element.\(id).height"] = frame.height
-            }
-        }
-        let declared = Set((document.parameters ?? []).map(\.name))
-        result.reveal = try Timeline(document: document, parameters: given.filter { declared.contains($0.key) })
-        result.revealKeys = result.reveal.slots.map(\.key)
-        result.revealLength = length(result.reveal)
-        return result
-    }
-
-    /// A transition's length for the coordinator: its duration, or — when something in it
-    /// repeats for ever — the end of its last finite animation.
-    static func length(_ timeline: Timeline) -> Double {
-        let finite = timeline.tracks.map(\.animation.endTime).filter(\.isFinite)
-        return timeline.duration.isFinite ? timeline.duration : (finite.max() ?? 0)
     }
 }

@@ -16,12 +16,10 @@ struct Reloader: Sendable {
     /// `allowEmpty`: the caller accepts a configuration without apps (SIGHUP never does).
     func reload(allowEmpty: Bool = false) async -> Result<Configuration, ConfigurationErrors> {
         notifier.reloading()
-        var result = Daemon.loadConfiguration(path, explicit: explicit, logger: logger)
-        if case .success(let configuration) = result {
-            do { try state.adopt(configuration, file: path, allowEmpty: allowEmpty) } catch {
-                for problem in error.errors { logger.log(.configurationInvalid, "\(problem)", ["curtain_config": "\(path)"]) }
-                result = .failure(error)
-            }
+        let result: Result<Configuration, ConfigurationErrors>
+        do { result = .success(try state.reload(path: path, explicit: explicit, allowEmpty: allowEmpty)) } catch {
+            for problem in error.errors { logger.log(.configurationInvalid, "\(problem)", ["curtain_config": "\(path)"]) }
+            result = .failure(error)
         }
         let line = await status()
         switch result {

@@ -1,3 +1,4 @@
+import CurtainCore
 import Synchronization
 import Varlink
 
@@ -48,16 +49,21 @@ final class Broadcaster: Sendable {
         observers.withLock { $0.removeValue(forKey: id) }?.mailbox.close()
     }
 
-    /// A state event of `launch`.
-    func publish(event: [String: JSONValue], launch: UInt64) {
+    /// An event that is not a frame (frames go through `publish(_: LaunchFrame)`).
+    func publish(_ event: LaunchEvent) {
+        if case .frame(let frame) = event { return publish(frame) }
+        let launch = event.launch.value
         let targets = observers.withLock { o in o.values.filter { $0.wants(launch: launch, frameIndex: nil) }.map(\.mailbox) }
         // One that overflows is cut off by its own stream (ObserverTooSlow).
         targets.forEach { $0.post(.event(event)) }
     }
 
-    /// Frame number `index` of `launch`: encoded once; written from each connection's IO
-    /// thread (one job per thread) to observers that are idle, queued for the others.
-    func publish(frame: [String: JSONValue], launch: UInt64, index: Int) {
+    /// A frame: encoded once (`SharedFrame`); written from each connection's IO thread (one
+    /// job per thread) to observers that are idle, queued for the others. A final frame (the
+    /// reveal's end state) reaches every frame observer, whatever rate it asked for.
+    func publish(_ frame: LaunchFrame) {
+        let launch = frame.launch.value
+        let index = frame.final ? 0 : frame.index
         let shared = SharedFrame(frame)
         let item = ObserverMailbox.Item.frame(shared)
         let targets = observers.withLock { o in o.values.filter { $0.wants(launch: launch, frameIndex: index) } }
@@ -80,8 +86,8 @@ final class Broadcaster: Sendable {
     }
 
     /// The launch ended: observers of only that launch get their last event and finish.
-    func finish(launch: UInt64) {
-        let done = observers.withLock { o in o.filter { $0.value.filter.launch == launch }.map(\.value.mailbox) }
+    func finish(launch: LaunchID) {
+        let done = observers.withLock { o in o.filter { $0.value.filter.launch == launch.value }.map(\.value.mailbox) }
         done.forEach { $0.close() }
     }
 

@@ -1,5 +1,4 @@
 import Synchronization
-import Varlink
 
 /// One observer's replies waiting to be written, in order. State events are never dropped:
 /// when more than `limit` wait, the mailbox overflows and the observer is cut off instead.
@@ -8,7 +7,7 @@ import Varlink
 /// however long it stalls.
 final class ObserverMailbox: Sendable {
     enum Item: Sendable, Equatable {
-        case event([String: JSONValue])
+        case event(LaunchEvent)
         case frame(SharedFrame)
     }
 

@@ -1,13 +1,23 @@
 import Synchronization
 import Varlink
 
-/// One frame as every observer gets it: the event, and its reply parameters checked and
-/// encoded by the first observer that sends it — not once per observer.
+/// One frame as every observer gets it: the typed frame, its JSON (`Wire.frame`) and its
+/// reply parameters checked and encoded by the first observer that needs them — not once
+/// per observer.
 final class SharedFrame: Sendable, Equatable {
-    let event: [String: JSONValue]
+    let frame: LaunchFrame
+    private let json = Mutex<[String: JSONValue]?>(nil)
     private let encoded = Mutex<(prepared: VarlinkService.PreparedParameters, message: [UInt8]?)?>(nil)
 
-    init(_ event: [String: JSONValue]) { self.event = event }
+    init(_ frame: LaunchFrame) { self.frame = frame }
+
+    /// The frame as io.curtain.Launcher's event object; built once.
+    var event: [String: JSONValue] {
+        if let cached = json.withLock({ $0 }) { return cached }
+        let event = Wire.frame(frame)
+        json.withLock { $0 = event }
+        return event
+    }
 
     /// `{"event": …}` prepared for `reply`'s method (Watch); cached for the next observer.
     func prepared(for reply: VarlinkService.Reply) throws -> VarlinkService.PreparedParameters {
@@ -26,5 +36,5 @@ final class SharedFrame: Sendable, Equatable {
         return message
     }
 
-    static func == (a: SharedFrame, b: SharedFrame) -> Bool { a.event == b.event }
+    static func == (a: SharedFrame, b: SharedFrame) -> Bool { a.frame == b.frame }
 }

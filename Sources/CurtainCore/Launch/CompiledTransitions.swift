@@ -1,0 +1,72 @@
+/// A configuration's two transitions compiled for its screen: the appear and the reveal, with
+/// their slot keys and lengths. Compiled once per configuration (not per launch); a launch's
+/// reveal is rebuilt only when its app reports elements (`with(elements:)`).
+public struct CompiledTransitions: Sendable {
+    /// One compiled timeline with what each frame needs of it.
+    public struct Compiled: Sendable {
+        public let timeline: Timeline
+        /// The slots' keys ("layer.property"), parallel to the values `evaluate` returns.
+        public let keys: [String]
+        /// The transition's length for the coordinator (see `CompiledTransitions.length`).
+        public let length: Double
+
+        public init(_ timeline: Timeline) {
+            self.timeline = timeline
+            keys = timeline.slots.map(\.key)
+            length = CompiledTransitions.length(timeline)
+        }
+    }
+
+    public let appear: Compiled
+    public private(set) var reveal: Compiled
+    /// What the reveal is rebuilt from once the app reports its elements.
+    public let revealDocument: TimelineDocument
+    public let screenWidth: Double
+    public let screenHeight: Double
+
+    /// Compiles `appear` and `reveal` for a screen; each gets the screen's size as
+    /// `screen.width` and `screen.height` where it declares those parameters.
+    public init(appear: TimelineDocument, reveal: TimelineDocument, screenWidth: Double, screenHeight: Double) throws(TimelineError) {
+        let screen = ["screen.width": screenWidth, "screen.height": screenHeight]
+        self.appear = Compiled(try Timeline(document: appear, parameters: Self.declared(screen, by: appear)))
+        self.reveal = Compiled(try Timeline(document: reveal, parameters: Self.declared(screen, by: reveal)))
+        revealDocument = reveal
+        self.screenWidth = screenWidth
+        self.screenHeight = screenHeight
+    }
+
+    /// The reveal rebuilt for the elements an app reported: `hero` pairs them with the
+    /// splash's; any other reveal gets them as `element.ID.x|y|width|height` parameters (the
+    /// centre and size) where it declares them — `logo-move` flies to `element.logo`.
+    public func with(elements: [String: Hero.Frame]) throws(TimelineError) -> CompiledTransitions {
+        var result = self
+        let document: TimelineDocument
+        var given: [String: Double] = ["screen.width": screenWidth, "screen.height": screenHeight]
+        if revealDocument.name == "hero" {
+            document = Hero.document(from: Hero.defaultSplash(width: screenWidth, height: screenHeight), to: elements)
+        } else {
+            document = revealDocument
+            for (id, frame) in elements {
+                given["element.\(id).x"] = frame.x + frame.width / 2
+                given["element.\(id).y"] = frame.y + frame.height / 2
+                given["element.\(id).width"] = frame.width
+                given["element.\(id).height"] = frame.height
+            }
+        }
+        result.reveal = Compiled(try Timeline(document: document, parameters: Self.declared(given, by: document)))
+        return result
+    }
+
+    /// The given parameters a document declares (a timeline refuses undeclared ones).
+    private static func declared(_ given: [String: Double], by document: TimelineDocument) -> [String: Double] {
+        let declared = Set((document.parameters ?? []).map(\.name))
+        return given.filter { declared.contains($0.key) }
+    }
+
+    /// A transition's length for the coordinator: its duration, or — when something in it
+    /// repeats for ever — the end of its last finite animation.
+    public static func length(_ timeline: Timeline) -> Double {
+        let finite = timeline.tracks.map(\.animation.endTime).filter(\.isFinite)
+        return timeline.duration.isFinite ? timeline.duration : (finite.max() ?? 0)
+    }
+}
