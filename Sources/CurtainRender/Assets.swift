@@ -53,18 +53,7 @@ final class Asset {
     }
 
     static func readFile(_ path: String, limit: Int, _ fail: (String) -> RenderError) throws(RenderError) -> [UInt8] {
-        guard let file = fopen(path, "rb") else { throw fail("cannot be opened: \(String(cString: strerror(errno)))") }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-            // The file may have grown since stat: never read past the limit.
-            guard bytes.count <= limit else { throw fail("is more than \(limit) bytes") }
-        }
-        return bytes
+        try readBoundedFile(path, limit: limit, fail)
     }
 
     static func checkDimensions(_ width: Double, _ height: Double, _ fail: (String) -> RenderError) throws(RenderError) {
@@ -133,4 +122,21 @@ final class Asset {
         }
         return Asset(kind: .svg(handle), width: width, height: height)
     }
+}
+
+/// A whole file, never more than `limit` bytes even if it grows while it is read (scene assets,
+/// recorded event streams).
+package func readBoundedFile(_ path: String, limit: Int, _ fail: (String) -> RenderError) throws(RenderError) -> [UInt8] {
+    guard let file = fopen(path, "rb") else { throw fail("cannot be opened: \(String(cString: strerror(errno)))") }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = fread(&chunk, 1, chunk.count, file)
+        if n == 0 { break }
+        bytes += chunk[0..<n]
+        // The file may have grown since stat: never read past the limit.
+        guard bytes.count <= limit else { throw fail("is more than \(limit) bytes") }
+    }
+    return bytes
 }

@@ -40,17 +40,7 @@ struct EventReplay {
         guard stat(path, &info) == 0 else { throw fail("cannot be read: \(String(cString: strerror(errno)))") }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw fail("is not a regular file") }
         guard info.st_size <= Self.maximumBytes else { throw fail("is \(info.st_size) bytes, more than the limit of \(Self.maximumBytes) (16 MiB)") }
-        guard let file = fopen(path, "rb") else { throw fail("cannot be opened: \(String(cString: strerror(errno)))") }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-            guard bytes.count <= Self.maximumBytes else { throw fail("is more than \(Self.maximumBytes) bytes") }
-        }
-        try self.init(bytes: bytes, name: path)
+        try self.init(bytes: try readBoundedFile(path, limit: Self.maximumBytes, fail), name: path)
     }
 
     init(bytes: [UInt8], name: String) throws(RenderError) {
