@@ -75,8 +75,8 @@ struct EventReplay {
                     guard case .array(let array) = components else { throw fail("values.\(key): not an array of numbers") }
                     let numbers = array.compactMap(\.number)
                     guard numbers.count == array.count, numbers.allSatisfy(\.isFinite) else { throw fail("values.\(key): not an array of finite numbers") }
-                    guard let value = Self.value(key, numbers) else {
-                        throw fail("values.\(key): \(numbers.count) components make no value (1 scalar, 2 point or size, 4 rect or colour, 5 transform)")
+                    guard let value = Value(wireKey: key, components: numbers) else {
+                        throw fail("values.\(key): \(numbers.count) components make no value (1 scalar, 2 point or size, 4 rect or colour, 7 (or 5) transform)")
                     }
                     values[key] = value
                 }
@@ -99,21 +99,6 @@ struct EventReplay {
             }
         }
         guard !frames.isEmpty else { throw RenderError("\(name): no frames (record with `curtainctl launch … --follow --frames --json short`)") }
-    }
-
-    /// Components → a value: the property's name tells a point from a size and a colour
-    /// from a rectangle (as the timeline's slot kinds would).
-    static func value(_ key: String, _ c: [Double]) -> Value? {
-        let property = key.split(separator: ".").last.map(String.init) ?? key
-        switch c.count {
-        case 1: return .scalar(c[0])
-        case 2: return property == "bounds" || property == "size" ? .size(width: c[0], height: c[1]) : .point(x: c[0], y: c[1])
-        case 4:
-            if property.lowercased().hasSuffix("color") { return .color(Color(red: c[0], green: c[1], blue: c[2], alpha: c[3])) }
-            return .rect(x: c[0], y: c[1], width: c[2], height: c[3])
-        case 5: return .transform(Transform(scaleX: c[0], scaleY: c[1], rotation: c[2], translationX: c[3], translationY: c[4]))
-        default: return nil
-        }
     }
 
     /// Indices of the frames a contact sheet shows: up to `count` evenly spaced, plus the

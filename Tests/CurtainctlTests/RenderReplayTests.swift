@@ -101,7 +101,7 @@ import Testing
             (good + "\n[1, 2]\n", "2: an event is a JSON object"),
             ("\n\n" + #"{"kind":"frame","time":0}"#, "3: a frame without a \"values\" object"),
             (#"{"kind":"frame","time":"soon","values":{}}"#, "1: no finite \"time\""),
-            (Self.frame(1, time: 0, values: #""mask.scale":[1,2,3]"#), "1: values.mask.scale: 3 components make no value (1 scalar, 2 point or size, 4 rect or colour, 5 transform)"),
+            (Self.frame(1, time: 0, values: #""mask.scale":[1,2,3]"#), "1: values.mask.scale: 3 components make no value (1 scalar, 2 point or size, 4 rect or colour, 7 (or 5) transform)"),
             (Self.frame(1, time: 0, values: #""mask.scale":["x"]"#), "1: values.mask.scale: not an array of finite numbers"),
             (good + "\n" + #"{"kind":"state","launch":8,"time":1,"to":"revealed"}"#, "2: an event of launch 8 after launch 7: record one launch per file"),
             (#"{"kind":"state","launch":7,"time":1,"to":"revealed"}"#, "no frames (record with `curtainctl launch … --follow --frames --json short`)"),

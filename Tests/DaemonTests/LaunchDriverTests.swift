@@ -84,7 +84,7 @@ import Varlink
         let expected = appear.evaluate(at: appear.duration)
         if case .object(let values)? = late["values"], let index = expected.values.indices.first {
             let key = appear.slots[index].key
-            #expect(values[key] == .array((0..<expected.values[index].kind.componentCount).map { .float(expected.values[index].component($0)) }))
+            #expect(values[key] == .array((0..<expected.values[index].kind.wireComponentCount).map { .float(expected.values[index].component($0)) }))
         } else {
             Issue.record("frame without values: \(late)")
         }

@@ -38,3 +38,23 @@ import Varlink
         #expect(shared.event == Wire.frame(frame))
     }
 }
+
+extension WireTests {
+    /// Seed 001's flip turns about the y axis with perspective: a renderer reading frames must
+    /// get rotationY and m34, and must read back exactly what the daemon computed.
+    @Test func aTransformGoesOnTheWireWithItsYRotationAndPerspective() throws {
+        let flip = Value.transform(Transform(scaleX: 1, scaleY: 1, rotation: 0, translationX: 4, translationY: 0, rotationY: -1.5, m34: -0.002))
+        let frame = LaunchFrame(launch: LaunchID(1), index: 0, time: 0, transition: .reveal, keys: ["window.transform"], values: [flip], progress: 0)
+        guard case .object(let values)? = Wire.frame(frame)["values"], case .array(let components)? = values["window.transform"] else {
+            Issue.record("no values"); return
+        }
+        #expect(components.count == 7)
+        #expect(Value(wireKey: "window.transform", components: components.compactMap(\.number)) == flip)
+        // Recordings from before (5 components) still replay, flat.
+        #expect(Value(wireKey: "window.transform", components: [2, 2, 0, 1, 1])
+            == .transform(Transform(scaleX: 2, scaleY: 2, rotation: 0, translationX: 1, translationY: 1, rotationY: 0, m34: 0)))
+        #expect(Value(wireKey: "window.transform", components: [1, 2, 3]) == nil)
+        #expect(Value(wireKey: "splash.backgroundColor", components: [1, 0, 0, 1]) == .color(Color(red: 1, green: 0, blue: 0, alpha: 1)))
+        #expect(Value(wireKey: "mask.bounds", components: [3, 4]) == .size(width: 3, height: 4))
+    }
+}

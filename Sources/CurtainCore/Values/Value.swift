@@ -109,6 +109,26 @@ public enum Value: Sendable, Hashable {
         }
     }
 
+    /// A frame's value from io.curtain.Launcher's `Event.values` ("layer.property" →
+    /// components, in `components` order): the property's name tells a point from a size and a
+    /// colour from a rectangle, as the timeline's slot kinds do. A transform has 7 components
+    /// (5 from daemons before rotationY and m34 went on the wire). Nil for any other count.
+    /// Every renderer reading frames (curtainctl render --events, curtain-overlay) uses this.
+    public init?(wireKey key: String, components c: [Double]) {
+        let property = key.split(separator: ".").last.map(String.init) ?? key
+        switch c.count {
+        case 1: self = .scalar(c[0])
+        case 2: self = property == "bounds" || property == "size" ? .size(width: c[0], height: c[1]) : .point(x: c[0], y: c[1])
+        case 4:
+            self = property.lowercased().hasSuffix("color")
+                ? .color(Color(red: c[0], green: c[1], blue: c[2], alpha: c[3])) : .rect(x: c[0], y: c[1], width: c[2], height: c[3])
+        case 5, 7:
+            self = .transform(Transform(scaleX: c[0], scaleY: c[1], rotation: c[2], translationX: c[3], translationY: c[4],
+                                        rotationY: c.count == 7 ? c[5] : 0, m34: c.count == 7 ? c[6] : 0))
+        default: return nil
+        }
+    }
+
     /// Euclidean distance over components: what `paced` keyframes keep constant per second.
     public static func distance(_ a: Value, _ b: Value) -> Double {
         zip(a.components, b.components).reduce(0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }.squareRoot()

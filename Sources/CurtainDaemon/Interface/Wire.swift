@@ -58,7 +58,7 @@ enum Wire {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(frame.keys.count)
         for (key, value) in zip(frame.keys, frame.values) {
-            object[key] = .array((0..<value.kind.componentCount).map { .float(value.component($0)) })
+            object[key] = .array((0..<value.kind.wireComponentCount).map { .float(value.component($0)) })
         }
         var event: [String: JSONValue] = [
             "kind": "frame", "launch": .int(Int64(frame.launch.value)), "time": .float(frame.time), "frame": .int(Int64(frame.index)),
@@ -118,12 +118,14 @@ enum Wire {
 }
 
 extension Value.Kind {
-    var componentCount: Int {
+    /// Components on the wire: all of `Value.components` (a transform's rotationY and m34
+    /// included: seed 001's flip turns about the y axis, and a renderer must see it).
+    var wireComponentCount: Int {
         switch self {
         case .scalar: 1
         case .point, .size: 2
         case .rect, .color: 4
-        case .transform: 5
+        case .transform: 7
         }
     }
 }
