@@ -48,12 +48,14 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // recvmsg with SCM_CREDENTIALS/SCM_RIGHTS for the notify socket (CMSG_* are macros).
         .target(name: "CNotify"),
+        // systemd's manager over sd-bus for the unit backend (sd-bus's variadic calls in C).
+        .target(name: "CSystemdBus", linkerSettings: [.linkedLibrary("systemd")]),
         .target(name: "Systemd", dependencies: ["CSystemd", "CNotify", .product(name: "Logging", package: "swift-log")]),
         // Composition: configuration, Varlink server, systemd integration, lifecycle.
         .target(
             name: "CurtainDaemon",
             dependencies: [
-                "CurtainConfig", "Systemd", "CNotify", "Varlink", "VarlinkNIO",
+                "CurtainConfig", "Systemd", "CNotify", "CSystemdBus", "Varlink", "VarlinkNIO",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
