@@ -52,6 +52,8 @@ TMPFILESDIR := $(PREFIX)/lib/tmpfiles.d
 CATALOGDIR := $(PREFIX)/lib/systemd/catalog
 MANDIR := $(PREFIX)/share/man
 DATADIR := $(PREFIX)/share
+# polkitd reads rules from here (and /etc/polkit-1/rules.d, the administrator's), whatever PREFIX.
+POLKITRULESDIR ?= /usr/share/polkit-1/rules.d
 BINARIES := curtaind curtainctl curtain-demo-app
 
 install: setup
@@ -71,6 +73,11 @@ install: setup
 	install -Dm644 units/curtain.sysusers.conf "$(DESTDIR)$(SYSUSERSDIR)/curtain.conf"
 	install -Dm644 units/curtain.tmpfiles.conf "$(DESTDIR)$(TMPFILESDIR)/curtain.conf"
 	install -Dm644 units/curtain.catalog "$(DESTDIR)$(CATALOGDIR)/curtain.catalog"
+	@# The polkit rule for the units of the shipped configuration's apps (docs/units.md).
+	@bin=$$($(SWIFT) build -c $(CONFIG) --show-bin-path); \
+	install -d "$(DESTDIR)$(POLKITRULESDIR)" && \
+	$$bin/curtainctl-config config polkit-rule config/curtain.toml > "$(DESTDIR)$(POLKITRULESDIR)/50-curtain.rules" && \
+	chmod 644 "$(DESTDIR)$(POLKITRULESDIR)/50-curtain.rules"
 	@# Man pages from the commands' own help (swift-argument-parser's generate-manual), and completions.
 	$(SWIFT) build -c $(CONFIG) --product generate-manual
 	@bin=$$($(SWIFT) build -c $(CONFIG) --show-bin-path); \

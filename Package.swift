@@ -48,6 +48,8 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // recvmsg with SCM_CREDENTIALS/SCM_RIGHTS for the notify socket (CMSG_* are macros).
         .target(name: "CNotify"),
+        // systemd's manager over sd-bus for the unit backend (sd-bus's variadic calls in C).
+        .target(name: "CSystemdBus", linkerSettings: [.linkedLibrary("systemd")]),
         .target(name: "Systemd", dependencies: ["CSystemd", "CNotify", .product(name: "Logging", package: "swift-log")]),
         // libcrypto's SHA-256 (Debian's libssl-dev): the hash of a launch's scene file (GetScene).
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
@@ -55,7 +57,7 @@ let package = Package(
         .target(
             name: "CurtainDaemon",
             dependencies: [
-                "CurtainConfig", "Systemd", "CNotify", "CCrypto", "Varlink", "VarlinkNIO",
+                "CurtainConfig", "Systemd", "CNotify", "CCrypto", "CSystemdBus", "Varlink", "VarlinkNIO",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),

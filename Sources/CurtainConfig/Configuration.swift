@@ -54,6 +54,9 @@ public struct Configuration: Sendable {
         /// argv, never run through a shell; `{screen}` and `{param:NAME}` elements are filled in.
         /// Empty: the app is not started by curtaind (it reports through io.curtain.App).
         public var exec: [String]
+        /// The app is this systemd unit instead (`exec` is then empty): curtaind starts and
+        /// watches it through systemd (docs/units.md).
+        public var unit: UnitName? = nil
         public var environment: [String: String] = [:]
         public var workingDirectory: String? = nil
         public var screens: [String]
