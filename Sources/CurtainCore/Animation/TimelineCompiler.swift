@@ -2,14 +2,23 @@
 extension Timeline {
     /// Explicit limits: a document over them is rejected with the limit named.
     public enum Limits {
+        /// Most parameters a document may declare.
         public static let parameters = 64
+        /// Most layers a document may declare.
         public static let layers = 64
+        /// Most animations a document may hold.
         public static let animations = 256
         /// Longest simple duration or delay, in seconds.
         public static let seconds = 3600.0
     }
 
     /// Compiles `document` with `parameters` bound (given values override declared defaults).
+    ///
+    /// Expressions are evaluated here, once; the timeline then holds only numbers.
+    /// - Throws: `TimelineError` with the path of the first problem, e.g. a limit exceeded, an
+    ///   expression that does not evaluate to a finite number, an unknown layer, a missing
+    ///   duration, a timing function or spring that does not parse, or values of different kinds
+    ///   for one property.
     public init(document: TimelineDocument, parameters given: [String: Double] = [:]) throws(TimelineError) {
         var compiler = TimelineCompiler(document: document, parameters: given)
         self = try compiler.compile()
