@@ -119,7 +119,7 @@ private struct TimelineCompiler {
         }
         if let springSpec = spec.spring {
             guard spec.timing == nil else { throw TimelineError("\(path).timing", "cannot be combined with spring") }
-            let built = try spring(springSpec, path: "\(path).spring")
+            let built = try spring(springSpec, path: "\(path).spring", explicitDuration: duration)
             timing = .spring(built.spring)
             if duration == nil { duration = built.duration }
         } else if let text = spec.timing {
@@ -175,7 +175,9 @@ private struct TimelineCompiler {
         do { return try TimingFunction(parsing: text) } catch { throw TimelineError(path, error.description) }
     }
 
-    func spring(_ spec: TimelineDocument.SpringSpec, path: String) throws(TimelineError) -> (spring: Spring, duration: Double) {
+    /// `explicitDuration`: the animation's own `duration`, which ends a spring that would never
+    /// settle (damping 0) as docs/timeline.md promises.
+    func spring(_ spec: TimelineDocument.SpringSpec, path: String, explicitDuration: Double? = nil) throws(TimelineError) -> (spring: Spring, duration: Double) {
         let velocity = spec.initialVelocity ?? 0
         guard velocity.isFinite else { throw TimelineError("\(path).initialVelocity", "must be finite") }
         func positive(_ value: Double?, _ name: String) throws(TimelineError) -> Double {
@@ -202,7 +204,7 @@ private struct TimelineCompiler {
         default:
             throw TimelineError(path, "give exactly one of: stiffness (with mass, damping), response (with dampingFraction), or dampingRatio (with duration)")
         }
-        let settling = duration ?? spring.settlingDuration()
+        let settling = duration ?? explicitDuration ?? spring.settlingDuration()
         guard settling.isFinite, settling <= Timeline.Limits.seconds else {
             throw TimelineError(path, "never settles within \(Timeline.Limits.seconds) s (damping too low); give a duration")
         }
