@@ -163,7 +163,7 @@ extension Configuration {
             }
         }
 
-        if let transitions = r.table(root["transitions"], "transitions", allowed: ["appear", "reveal", "retain", "text_variants", "direction"]) {
+        if let transitions = r.table(root["transitions"], "transitions", allowed: ["appear", "reveal", "retain", "text_variants", "direction", "scene"]) {
             self.transitions.retain = r.bool(transitions["retain"], "transitions.retain") ?? self.transitions.retain
             self.transitions.textVariants = r.integer(transitions["text_variants"], "transitions.text_variants", in: 1...64) ?? self.transitions.textVariants
             for key in ["appear", "reveal"] {
@@ -196,6 +196,20 @@ extension Configuration {
                     }
                 } else {
                     r.fail("transitions.direction", "'\(name)' is not an edge (bottom, top, left, right)")
+                }
+            }
+        }
+        // The scene, checked now so that a broken one never reaches a renderer (a reload
+        // refuses it); the shipped scenes are checked by the repository's own tests.
+        if case .object(let transitions)? = root["transitions"], let scene = r.string(transitions["scene"], "transitions.scene") {
+            if scene.isEmpty {
+                r.fail("transitions.scene", "is empty; name a *.scene.json file, or leave the key out for the reveal's own scene")
+            } else {
+                let path = SceneLocator.resolve(scene, relativeTo: r.file)
+                if let problem = SceneFileCheck.problem(path, width: display.width, height: display.height) {
+                    r.fail("transitions.scene", problem)
+                } else {
+                    self.transitions.scene = path
                 }
             }
         }

@@ -141,6 +141,25 @@ enum CLI {
         #expect(try await CLI.run("config", "check", path + ".missing").status == 2)
     }
 
+    /// `[transitions] scene` is checked by config check: a broken scene is a problem with the
+    /// key's file:line, the scene's own path and what is wrong in it.
+    @Test func aBrokenSceneIsAProblem() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scene-check-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("curtain.toml").path
+        try #"{"name": "t", "layers": [{"id": "a", "bounds": [0, 0, 1, 1], "contents": "logo.png"}]}"#
+            .write(toFile: directory.path + "/my.scene.json", atomically: true, encoding: .utf8)
+        try "[transitions]\nreveal = \"fade\"\nscene = \"my.scene.json\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try await CLI.run("config", "check", path)
+        #expect(r.status == 1)
+        #expect(r.stderr == """
+        \(path):3:1: transitions.scene: \(directory.path)/my.scene.json: asset 'logo.png': no such file (looked for \(directory.path)/logo.png)
+        curtainctl config check: \(path) has 1 problem
+
+        """)
+    }
+
     @Test func explainShowsEveryRulesVerdict() async throws {
         let r = try await CLI.run("route", "explain", "--deeplink", "shop://product/42?ref=mail", "--config", Self.shipped)
         #expect(r.status == 0)

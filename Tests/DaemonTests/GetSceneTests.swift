@@ -74,3 +74,41 @@ import Varlink
                                                            ["path": .string(directory.path), "reason": "not a regular file"]))
     }
 }
+
+extension GetSceneTests {
+    /// Reload is all or nothing: a configuration whose scene is broken is refused (the error
+    /// names the key and the scene's problem) and the running scene stays; a good one is
+    /// adopted and the next launch's GetScene reports it.
+    @Test(.timeLimit(.minutes(1))) func reloadRefusesABrokenScene() async throws {
+        let directory = TestEnvironment.temporaryDirectory("get-scene-reload")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let toml = directory.appendingPathComponent("curtain.toml").path
+        let scene = directory.appendingPathComponent("next.scene.json").path
+        let shipped = TestEnvironment.repository.appendingPathComponent("config/curtain.toml").path
+        let text = try String(contentsOfFile: shipped, encoding: .utf8) + "\n"
+        try (text.replacingOccurrences(of: "reveal = \"yula-mask-reveal\"", with: "reveal = \"yula-mask-reveal\"\nscene = \"next.scene.json\""))
+            .write(toFile: toml, atomically: true, encoding: .utf8)
+        try #"{"name": "t", "layers": [{"id": "a", "bounds": [0, 0, 1, 1], "mask": {"layer": "a"}}]}"#.write(toFile: scene, atomically: true, encoding: .utf8)
+        let configuration = try Configuration(toml: text, file: shipped)
+        let service = try DetachedBindings.service(configuration, configurationPath: toml)
+        let refused = await P.call(service, "io.curtain.Launcher.Reload")
+        #expect(refused.first?.error == "io.curtain.Launcher.ReloadRefused", "\(refused)")
+        guard case .array(let errors)? = refused.first?.parameters["errors"], case .string(let first)? = errors.first else {
+            Issue.record("no errors: \(refused)"); return
+        }
+        #expect(errors.count == 1 && first.hasPrefix("\(toml):") && first.contains(": transitions.scene: \(scene): layers[0].mask"), "\(first)")
+        // The running configuration (the shipped scene) stays.
+        let before = try await P.launch(service)
+        #expect(await Self.scene(service, before)?.parameters["scene"]?["path"]
+                == .string(TestEnvironment.repository.appendingPathComponent("scenes/yula/yula.scene.json").path))
+        try #"{"name": "t", "layers": [{"id": "a", "bounds": [0, 0, 1, 1]}]}"#.write(toFile: scene, atomically: true, encoding: .utf8)
+        #expect(await P.call(service, "io.curtain.Launcher.Reload").first?.error == nil)
+        _ = await P.call(service, "io.curtain.Launcher.Control", ["id": .int(before), "action": "cancel"])
+        let after = await P.call(service, "io.curtain.Launcher.Launch", ["route": ["normal": "chat"], "policy": "queue"])
+        guard case .int(let id)? = after.first?.parameters["launch"]?["id"] else { Issue.record("no launch: \(after)"); return }
+        #expect(await Self.scene(service, id)?.parameters["scene"]?["path"] == .string(scene))
+        // The earlier launch keeps the scene it was requested with.
+        #expect(await Self.scene(service, before)?.parameters["scene"]?["path"]
+                == .string(TestEnvironment.repository.appendingPathComponent("scenes/yula/yula.scene.json").path))
+    }
+}
