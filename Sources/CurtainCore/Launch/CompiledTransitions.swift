@@ -57,6 +57,22 @@ public struct CompiledTransitions: Sendable {
         return result
     }
 
+    /// The app's own elements the reveal flies the splash's copies onto (the ids of its
+    /// `element.ID.*` parameters: `logo` for `logo-move`), sorted. The app hides them until
+    /// the launch is revealed, so each shows once, where it lands (seed 002).
+    public var hiddenElements: [String] {
+        Self.elementIDs(declaredBy: revealDocument)
+    }
+
+    public static func elementIDs(declaredBy document: TimelineDocument) -> [String] {
+        var ids = Set<String>()
+        for parameter in document.parameters ?? [] {
+            let parts = parameter.name.split(separator: ".", omittingEmptySubsequences: false)
+            if parts.count == 3, parts[0] == "element", !parts[1].isEmpty { ids.insert(String(parts[1])) }
+        }
+        return ids.sorted()
+    }
+
     /// The given parameters a document declares (a timeline refuses undeclared ones).
     private static func declared(_ given: [String: Double], by document: TimelineDocument) -> [String: Double] {
         let declared = Set((document.parameters ?? []).map(\.name))

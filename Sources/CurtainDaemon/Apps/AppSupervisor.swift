@@ -13,6 +13,13 @@ protocol AppSupervisor: Sendable {
     /// Launch `to` takes over launch `from`'s app (a retarget to the same app): the instance
     /// keeps running and gets the new destination — now if it can take it, else once it can.
     func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async
+    /// The launch has ended (revealed, failed or cancelled): an attached app that was told to
+    /// hide elements for it shows them again.
+    func ended(_ launch: LaunchID) async
+}
+
+extension AppSupervisor {
+    func ended(_ launch: LaunchID) async {}
 }
 
 /// A route handed to an attached app (a warm start): io.curtain.App's `Delivery`, typed.
@@ -20,6 +27,8 @@ struct AppDelivery: Sendable, Hashable {
     let launch: LaunchID
     let route: Route
     let destination: Destination
+    /// Its own elements the app hides until the launch ends (`CompiledTransitions.hiddenElements`).
+    var hide: [String] = []
 }
 
 /// What an app backend tells the driver about the app of a launch.

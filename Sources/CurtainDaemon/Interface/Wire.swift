@@ -49,7 +49,8 @@ enum Wire {
     /// A warm start as io.curtain.App's `Delivery`.
     static func delivery(_ d: AppDelivery) -> JSONValue {
         ["launch": .int(Int64(d.launch.value)), "kind": .string(ProcessSupervisor.kind(of: d.route)), "screen": .string(d.destination.screen),
-         "parameters": .object(d.destination.parameters.mapValues { .string($0.description) })]
+         "parameters": .object(d.destination.parameters.mapValues { .string($0.description) }),
+         "hide": .array(d.hide.map { .string($0) })]
     }
 
     /// An event as io.curtain.Launcher's `LaunchEvent` object.

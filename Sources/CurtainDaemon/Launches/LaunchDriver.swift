@@ -211,7 +211,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         snapshots[id] = snapshot
         let effective = configuration.effectiveTransitions
         scenes[id] = LaunchScene(scene: snapshot.scene, appear: effective.appear.name, reveal: effective.reveal.name,
-                                 textVariant: request.textVariant)
+                                 textVariant: request.textVariant, hidden: timelines.hiddenElements)
         coordinator.settings = configuration.daemon.launchSettings
         let (decision, effects) = coordinator.request(request, at: t)
         perform(effects, at: t)
@@ -348,6 +348,10 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                 frames.restart()
             case .transition(let transition):
                 record(transition)
+                if transition.to.isEnded {
+                    let id = transition.launch
+                    appWork.append { supervisor in await supervisor.ended(id) }
+                }
             }
         }
         publishStatus()
