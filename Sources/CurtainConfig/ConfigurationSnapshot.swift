@@ -12,6 +12,14 @@ public struct ConfigurationSnapshot: Sendable {
     /// The scene its overlay is drawn from (GetScene): the configured file, else the configured
     /// reveal's shipped scene (reduced motion changes the motion, not the scene).
     public let scene: SceneReference
+    /// The transitions of apps with their own slide `direction`.
+    private let perApp: [String: Result<CompiledTransitions, TimelineError>]
+
+    /// The transitions a launch to `app` uses: its own (a slide from its `direction`), else
+    /// the configuration's.
+    public func transitions(forApp app: String?) -> Result<CompiledTransitions, TimelineError> {
+        app.flatMap { perApp[$0] } ?? transitions
+    }
 
     public struct SceneReference: Sendable, Hashable {
         /// The absolute path; nil when the shipped scene is installed nowhere.
@@ -25,8 +33,21 @@ public struct ConfigurationSnapshot: Sendable {
         let effective = configuration.effectiveTransitions
         transitions = Result { () throws(TimelineError) in
             try CompiledTransitions(appear: effective.appear, reveal: effective.reveal,
-                                    screenWidth: configuration.display.width, screenHeight: configuration.display.height)
+                                    screenWidth: configuration.display.width, screenHeight: configuration.display.height,
+                                    modifiers: effective.modifiers)
         }
+        var perApp: [String: Result<CompiledTransitions, TimelineError>] = [:]
+        for app in configuration.apps {
+            // With reduced motion the reveal is a cross-fade, which has no edge: nothing to vary.
+            guard let name = app.direction, let edge = Presets.slideDirection(name),
+                  let reveal = Presets.document(effective.reveal, defaults: edge) else { continue }
+            perApp[app.name] = Result { () throws(TimelineError) in
+                try CompiledTransitions(appear: effective.appear, reveal: reveal,
+                                        screenWidth: configuration.display.width, screenHeight: configuration.display.height,
+                                        modifiers: effective.modifiers)
+            }
+        }
+        self.perApp = perApp
         if let configured = configuration.transitions.scene {
             scene = SceneReference(path: SceneLocator.absolute(configured), name: configured)
         } else {

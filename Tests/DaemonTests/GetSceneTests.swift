@@ -1,5 +1,6 @@
 import CurtainConfig
-import CurtainDaemon
+@testable import CurtainDaemon
+import CurtainCore
 import CurtainTestKit
 import Foundation
 import Testing
@@ -110,5 +111,29 @@ extension GetSceneTests {
         // The earlier launch keeps the scene it was requested with.
         #expect(await Self.scene(service, before)?.parameters["scene"]?["path"]
                 == .string(TestEnvironment.repository.appendingPathComponent("scenes/yula/yula.scene.json").path))
+    }
+}
+
+extension GetSceneTests {
+    /// An app's element report may carry Hero's modifiers (seed 004); a bad one is
+    /// InvalidParameter naming it, and nothing of the report is taken.
+    @Test(.timeLimit(.minutes(1))) func reportedModifiersAreCheckedAndKept() async throws {
+        let service = try Self.service(scene: nil)
+        let id = try await P.launch(service)
+        func ready(_ modifiers: JSONValue) async -> [VarlinkReply] {
+            await P.call(service, "io.curtain.App.Ready", ["launch": .int(id), "stage": "skeleton",
+                                                           "elements": ["logo": ["x": 1, "y": 2, "width": 3, "height": 4, "modifiers": modifiers]]])
+        }
+        // Types are the interface's (Modifiers): its type checker names the parameter; values
+        // out of range or unparsable, the bindings name exactly.
+        #expect(await ready(["scale": "big"]) == [P.invalid("elements")])
+        #expect(await ready(["timing": "wobbly"]) == [P.invalid("elements.logo.modifiers.timing")])
+        #expect(await ready(["duration": 3600.5]) == [P.invalid("elements.logo.modifiers.duration")])
+        #expect(await ready(["blur": 1]) == [P.invalid("elements")])
+        #expect(await Self.scene(service, id)?.parameters["scene"]?["elements"] == [:])
+        #expect(await ready(["fade": false, "duration": 3600, "delay": 0, "translate": ["x": 1, "y": 2], "timing": "easeOut"]) == [VarlinkReply()])
+        #expect(await Self.scene(service, id)?.parameters["scene"]?["elements"] == ["logo": [1.0, 2.0, 3.0, 4.0]])
+        let parsed = try Wire.elements(["logo": ["x": 1, "y": 2, "width": 3, "height": 4, "modifiers": ["scale": 0.5, "timing": "easeOut"]]])
+        #expect(parsed["logo"]?.modifiers == Hero.ElementModifiers(scale: 0.5, timing: "easeOut"))
     }
 }

@@ -139,7 +139,7 @@ extension LaunchDriverTests {
         let rig = await Rig()
         _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(configuration))
         let target = Hero.Frame(x: 10, y: 20, width: 40, height: 40)
-        try await rig.driver.appReady(LaunchID(1), stage: .ready, status: nil, elements: ["logo": target, "title": .init(x: 0, y: 80, width: 100, height: 20)])
+        try await rig.driver.appReady(LaunchID(1), stage: .ready, status: nil, elements: ["logo": Hero.Element(target), "title": Hero.Element(.init(x: 0, y: 80, width: 100, height: 20))])
         await rig.advance(5)
         var lastReveal: [String: JSONValue]?
         while let item = await rig.mailbox.next() {

@@ -23,10 +23,15 @@ public struct CompiledTransitions: Sendable {
     public let revealDocument: TimelineDocument
     public let screenWidth: Double
     public let screenHeight: Double
+    /// Hero's per-element modifiers from the configuration (`[transitions.modifiers.ID]`):
+    /// under what the app reports for the element, over the transition's defaults.
+    public let modifiers: [String: Hero.ElementModifiers]
 
     /// Compiles `appear` and `reveal` for a screen; each gets the screen's size as
     /// `screen.width` and `screen.height` where it declares those parameters.
-    public init(appear: TimelineDocument, reveal: TimelineDocument, screenWidth: Double, screenHeight: Double) throws(TimelineError) {
+    public init(appear: TimelineDocument, reveal: TimelineDocument, screenWidth: Double, screenHeight: Double,
+                modifiers: [String: Hero.ElementModifiers] = [:]) throws(TimelineError) {
+        self.modifiers = modifiers
         let screen = ["screen.width": screenWidth, "screen.height": screenHeight]
         self.appear = Compiled(try Timeline(document: appear, parameters: Self.declared(screen, by: appear)))
         self.reveal = Compiled(try Timeline(document: reveal, parameters: Self.declared(screen, by: reveal)))
@@ -39,14 +44,30 @@ public struct CompiledTransitions: Sendable {
     /// splash's; any other reveal gets them as `element.ID.x|y|width|height` parameters (the
     /// centre and size) where it declares them — `logo-move` flies to `element.logo`.
     public func with(elements: [String: Hero.Frame]) throws(TimelineError) -> CompiledTransitions {
+        try with(elements: elements.mapValues { Hero.Element($0) })
+    }
+
+    /// The same, with each element's own modifiers (the app's report), which win over the
+    /// configured ones (`modifiers`) field by field; the configured ones apply to the
+    /// splash's elements too.
+    public func with(elements: [String: Hero.Element]) throws(TimelineError) -> CompiledTransitions {
         var result = self
         let document: TimelineDocument
         var given: [String: Double] = ["screen.width": screenWidth, "screen.height": screenHeight]
         if revealDocument.name == "hero" {
-            document = Hero.document(from: Hero.defaultSplash(width: screenWidth, height: screenHeight), to: elements)
+            func configured(_ id: String, _ element: Hero.Element) -> Hero.Element {
+                guard let base = modifiers[id] else { return element }
+                var result = element
+                result.modifiers = element.modifiers.over(base)
+                return result
+            }
+            let splash = Hero.defaultSplash(width: screenWidth, height: screenHeight)
+            document = Hero.document(from: Dictionary(uniqueKeysWithValues: splash.map { ($0.key, configured($0.key, Hero.Element($0.value))) }),
+                                     to: Dictionary(uniqueKeysWithValues: elements.map { ($0.key, configured($0.key, $0.value)) }))
         } else {
             document = revealDocument
-            for (id, frame) in elements {
+            for (id, element) in elements {
+                let frame = element.frame
                 given["element.\(id).x"] = frame.x + frame.width / 2
                 given["element.\(id).y"] = frame.y + frame.height / 2
                 given["element.\(id).width"] = frame.width

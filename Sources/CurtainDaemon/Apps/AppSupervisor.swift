@@ -34,7 +34,7 @@ struct AppDelivery: Sendable, Hashable {
 /// What an app backend tells the driver about the app of a launch.
 enum AppEvent: Sendable, Hashable {
     /// It reached a readiness stage (with the elements it reported, for the reveal).
-    case ready(LaunchID, ReadinessStage, status: String?, elements: [String: Hero.Frame])
+    case ready(LaunchID, ReadinessStage, status: String?, elements: [String: Hero.Element])
     case status(LaunchID, String)
     /// It needs this many more seconds (EXTEND_TIMEOUT_USEC).
     case extend(LaunchID, seconds: Double)
@@ -55,7 +55,7 @@ struct AppEventPublisher: Sendable {
 
     init() { (stream, continuation) = AsyncStream.makeStream(of: AppEvent.self) }
 
-    func ready(_ id: LaunchID, _ stage: ReadinessStage, _ status: String?, _ elements: [String: Hero.Frame]) {
+    func ready(_ id: LaunchID, _ stage: ReadinessStage, _ status: String?, _ elements: [String: Hero.Element]) {
         continuation.yield(.ready(id, stage, status: status, elements: elements))
     }
     func status(_ id: LaunchID, _ status: String) { continuation.yield(.status(id, status)) }

@@ -39,7 +39,7 @@ actor ProcessSupervisor: AppSupervisor {
         var ready = false
         var lastStatus: String?
         var lastErrno: Int32?
-        var elements: [String: Hero.Frame] = [:]
+        var elements: [String: Hero.Element] = [:]
     }
 
     /// An app that fails this often within the window is not started again until it passes.

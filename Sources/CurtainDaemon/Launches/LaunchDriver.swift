@@ -191,7 +191,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         do { resolution = try configuration.routes.resolve(route) } catch { throw .route(error) }
         let destination = resolution.destination
         let timelines: CompiledTransitions
-        switch snapshot.transitions {
+        switch snapshot.transitions(forApp: destination.app) {
         case .success(let compiled): timelines = compiled
         case .failure(let error): throw .transitions("\(error)")
         }
@@ -233,7 +233,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         }
     }
 
-    func appReady(_ id: LaunchID, stage: ReadinessStage, status: String?, elements: [String: Hero.Frame] = [:]) throws(LaunchError) {
+    func appReady(_ id: LaunchID, stage: ReadinessStage, status: String?, elements: [String: Hero.Element] = [:]) throws(LaunchError) {
         guard let launch = coordinator.launch(id) else { throw .noSuchLaunch(id) }
         var revealDuration: Double?
         if !elements.isEmpty { scenes[id]?.elements = elements }
