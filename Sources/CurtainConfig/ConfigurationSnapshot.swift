@@ -31,10 +31,25 @@ public struct ConfigurationSnapshot: Sendable {
     public init(_ configuration: Configuration) {
         self.configuration = configuration
         let effective = configuration.effectiveTransitions
+        let scene: SceneReference
+        if let configured = configuration.transitions.scene {
+            scene = SceneReference(path: SceneLocator.absolute(configured), name: configured)
+        } else {
+            let relative = SceneLocator.relativePath(forTransition: configuration.transitions.reveal.name)
+            scene = SceneReference(path: SceneLocator.shipped(relative), name: relative)
+        }
+        self.scene = scene
+        // Seed 004: hero's splash elements are the scene's heroID layers (a scene that cannot
+        // be read now leaves Hero's default logo; a configured one was checked on loading).
+        var splash: [String: Hero.Element] = [:]
+        if effective.reveal.name == "hero", let path = scene.path,
+           case .success(let document) = SceneFileCheck.scene(path, width: configuration.display.width, height: configuration.display.height) {
+            splash = Hero.elements(in: document)
+        }
+        let (width, height) = (configuration.display.width, configuration.display.height)
         transitions = Result { () throws(TimelineError) in
-            try CompiledTransitions(appear: effective.appear, reveal: effective.reveal,
-                                    screenWidth: configuration.display.width, screenHeight: configuration.display.height,
-                                    modifiers: effective.modifiers)
+            try CompiledTransitions(appear: effective.appear, reveal: effective.reveal, screenWidth: width, screenHeight: height,
+                                    modifiers: effective.modifiers, splash: splash)
         }
         var perApp: [String: Result<CompiledTransitions, TimelineError>] = [:]
         for app in configuration.apps {
@@ -42,18 +57,11 @@ public struct ConfigurationSnapshot: Sendable {
             guard let name = app.direction, let edge = Presets.slideDirection(name),
                   let reveal = Presets.document(effective.reveal, defaults: edge) else { continue }
             perApp[app.name] = Result { () throws(TimelineError) in
-                try CompiledTransitions(appear: effective.appear, reveal: reveal,
-                                        screenWidth: configuration.display.width, screenHeight: configuration.display.height,
-                                        modifiers: effective.modifiers)
+                try CompiledTransitions(appear: effective.appear, reveal: reveal, screenWidth: width, screenHeight: height,
+                                        modifiers: effective.modifiers, splash: splash)
             }
         }
         self.perApp = perApp
-        if let configured = configuration.transitions.scene {
-            scene = SceneReference(path: SceneLocator.absolute(configured), name: configured)
-        } else {
-            let relative = SceneLocator.relativePath(forTransition: configuration.transitions.reveal.name)
-            scene = SceneReference(path: SceneLocator.shipped(relative), name: relative)
-        }
     }
 
     /// The app of that name in this configuration.

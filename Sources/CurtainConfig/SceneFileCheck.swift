@@ -9,17 +9,25 @@ import CurtainCore
 /// directory, at most `Scene.Limits.assetBytes`. Renderers check the images' contents when
 /// they load them (`curtainctl scene check` does all of it).
 public enum SceneFileCheck {
-    /// Why the scene at `path` cannot be used, or nil.
-    public static func problem(_ path: String, width: Double, height: Double) -> String? {
+    /// The scene document at `path` for a screen, or why not (assets unchecked).
+    public static func scene(_ path: String, width: Double, height: Double) -> Result<Scene, SceneError> {
         let bytes: [UInt8]
         switch read(path, limit: Scene.Limits.documentSize) {
         case .success(let b): bytes = b
-        case .failure(let message): return "\(path): \(message)"
+        case .failure(let message): return .failure(SceneError("", "\(path): \(message)"))
         }
-        let scene: Scene
-        do { scene = try Scene(json: bytes, parameters: ["screen.width": width, "screen.height": height]) } catch {
+        do { return .success(try Scene(json: bytes, parameters: ["screen.width": width, "screen.height": height])) } catch {
             // A syntax error's path is line:column already (as `curtainctl scene check` prints it).
-            return "\(path):\(error.path.first?.isNumber == true ? "" : " ")\(error)"
+            return .failure(SceneError("", "\(path):\(error.path.first?.isNumber == true ? "" : " ")\(error)"))
+        }
+    }
+
+    /// Why the scene at `path` cannot be used, or nil.
+    public static func problem(_ path: String, width: Double, height: Double) -> String? {
+        let scene: Scene
+        switch Self.scene(path, width: width, height: height) {
+        case .success(let s): scene = s
+        case .failure(let error): return error.message
         }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]).isEmpty ? "/" : String(path[..<$0]) } ?? "."
         guard let root = realPath(directory) else { return "\(path): the scene's directory cannot be resolved" }

@@ -78,3 +78,23 @@ import Testing
                 == ["c.toml:3:1: apps[0].direction: the reveal 'yula-mask-reveal' has no direction (slide has)"])
     }
 }
+
+extension HeroConfigurationTests {
+    /// Seed 004: the splash side of hero is the scene's heroID layers (scenes/hero), not a
+    /// fixed 88 pt logo: the title and tagline leave too, the tagline with its own modifiers,
+    /// and the configured modifiers apply to them.
+    @Test func heroTakesTheSplashElementsFromTheScene() throws {
+        let c = try Configuration(toml: "[transitions]\nreveal = \"hero\"\n[transitions.modifiers.title]\ndelay = 0.7\n", file: "c.toml")
+        let compiled = try ConfigurationSnapshot(c).transitions.get()
+        #expect(Set(compiled.splash.keys) == ["logo", "title", "tagline"])
+        #expect(compiled.splash["logo"]?.frame == Hero.Frame(x: 960 - 44, y: 540 - 44, width: 88, height: 88))   // the 1920×1080 screen
+        #expect(compiled.splash["tagline"]?.modifiers == Hero.ElementModifiers(fade: true, scale: 0.5, translateX: 0, translateY: 40))
+        // Before the app reports: the scene's elements leave (the title after its configured delay).
+        #expect(compiled.reveal.keys.contains("hero.tagline.scale") && compiled.reveal.keys.contains("hero.title.opacity"))
+        #expect(compiled.reveal.length > 0.7)
+        let rebuilt = try compiled.with(elements: ["logo": Hero.Element(Hero.Frame(x: 10, y: 20, width: 40, height: 40))])
+        let index = try #require(rebuilt.reveal.keys.firstIndex(of: "hero.logo.position"))
+        #expect(rebuilt.reveal.timeline.evaluate(at: 0).values[index] == .point(x: 960, y: 540))
+        #expect(rebuilt.reveal.timeline.evaluate(at: rebuilt.reveal.length).values[index] == .point(x: 30, y: 40))
+    }
+}

@@ -26,12 +26,23 @@ public struct CompiledTransitions: Sendable {
     /// Hero's per-element modifiers from the configuration (`[transitions.modifiers.ID]`):
     /// under what the app reports for the element, over the transition's defaults.
     public let modifiers: [String: Hero.ElementModifiers]
+    /// The splash's hero elements (the scene's `heroID` layers); empty: `Hero.defaultSplash`.
+    public let splash: [String: Hero.Element]
 
     /// Compiles `appear` and `reveal` for a screen; each gets the screen's size as
     /// `screen.width` and `screen.height` where it declares those parameters.
     public init(appear: TimelineDocument, reveal: TimelineDocument, screenWidth: Double, screenHeight: Double,
-                modifiers: [String: Hero.ElementModifiers] = [:]) throws(TimelineError) {
+                modifiers: [String: Hero.ElementModifiers] = [:], splash: [String: Hero.Element] = [:]) throws(TimelineError) {
         self.modifiers = modifiers
+        self.splash = splash
+        // Hero from the scene's elements: with none reported, they leave as the scene says.
+        var reveal = reveal
+        if reveal.name == "hero", !splash.isEmpty {
+            let configured = Dictionary(uniqueKeysWithValues: splash.map { id, element in
+                (id, Hero.Element(element.frame, modifiers: element.modifiers.over(modifiers[id] ?? .init())))
+            })
+            reveal = Hero.document(from: configured, to: [String: Hero.Element]())
+        }
         let screen = ["screen.width": screenWidth, "screen.height": screenHeight]
         self.appear = Compiled(try Timeline(document: appear, parameters: Self.declared(screen, by: appear)))
         self.reveal = Compiled(try Timeline(document: reveal, parameters: Self.declared(screen, by: reveal)))
@@ -61,8 +72,8 @@ public struct CompiledTransitions: Sendable {
                 result.modifiers = element.modifiers.over(base)
                 return result
             }
-            let splash = Hero.defaultSplash(width: screenWidth, height: screenHeight)
-            document = Hero.document(from: Dictionary(uniqueKeysWithValues: splash.map { ($0.key, configured($0.key, Hero.Element($0.value))) }),
+            let splash = self.splash.isEmpty ? Hero.defaultSplash(width: screenWidth, height: screenHeight).mapValues { Hero.Element($0) } : self.splash
+            document = Hero.document(from: Dictionary(uniqueKeysWithValues: splash.map { ($0.key, configured($0.key, $0.value)) }),
                                      to: Dictionary(uniqueKeysWithValues: elements.map { ($0.key, configured($0.key, $0.value)) }))
         } else {
             document = revealDocument
