@@ -66,6 +66,9 @@ public struct Configuration: Sendable {
         /// A running single-instance app that has not attached (io.curtain.App.Attach):
         /// restart it, or reveal at once (it is on screen already).
         public var warm: WarmPolicy = .restart
+        /// Seed 001's edge for this app's slide (`Presets.slideDirection`), over
+        /// `[transitions] direction`; nil: the transitions' own.
+        public var direction: String? = nil
     }
 
     public enum WarmPolicy: String, Sendable, Hashable, CaseIterable {
@@ -84,8 +87,12 @@ public struct Configuration: Sendable {
         /// The scene file the overlay is drawn from (`[transitions] scene`, absolute once
         /// loaded); nil: the reveal's shipped scene (`SceneLocator`).
         public var scene: String?
+        /// Hero's modifiers per element id (`[transitions.modifiers.ID]`), under the app's own.
+        public var modifiers: [String: Hero.ElementModifiers] = [:]
 
-        public init(appear: TimelineDocument, reveal: TimelineDocument, retain: Bool = true, textVariants: Int = 1, scene: String? = nil) {
+        public init(appear: TimelineDocument, reveal: TimelineDocument, retain: Bool = true, textVariants: Int = 1, scene: String? = nil,
+                    modifiers: [String: Hero.ElementModifiers] = [:]) {
+            self.modifiers = modifiers
             self.appear = appear
             self.reveal = reveal
             self.retain = retain
@@ -106,10 +113,14 @@ public struct Configuration: Sendable {
         guard display.reducedMotion else { return transitions }
         return Transitions(appear: Presets.document(named: Presets.reducedMotionAppear)!,
                            reveal: Presets.document(named: Presets.reducedMotionReveal)!,
-                           retain: transitions.retain, textVariants: transitions.textVariants, scene: transitions.scene)
+                           retain: transitions.retain, textVariants: transitions.textVariants, scene: transitions.scene,
+                           modifiers: transitions.modifiers)
     }
 
     public init() {}
+
+    /// Most `[transitions.modifiers.ID]` tables (as many as an app may report elements).
+    public static let maximumModifiers = 32
 
     /// Where the daemon reads its configuration unless told otherwise.
     public static let defaultPath = "/etc/curtain/curtain.toml"

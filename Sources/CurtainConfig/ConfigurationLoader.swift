@@ -70,7 +70,7 @@ extension Configuration {
         for (index, value) in (r.array(root["apps"], "apps") ?? []).enumerated() {
             let path = "apps[\(index)]"
             guard let table = r.table(value, path, allowed: ["name", "exec", "unit", "environment", "working_directory", "screens", "default_screen",
-                                                             "readiness", "single_instance", "warm"]) else { continue }
+                                                             "readiness", "single_instance", "warm", "direction"]) else { continue }
             guard let name = r.required(r.string(table["name"], "\(path).name"), "\(path).name") else { continue }
             if !names.insert(name).inserted { r.fail("\(path).name", "app '\(name)' is defined twice") }
             // Without exec the app is started by someone else and reports through io.curtain.App.
@@ -89,7 +89,8 @@ extension Configuration {
             var app = App(name: name, exec: exec, environment: environment, workingDirectory: r.string(table["working_directory"], "\(path).working_directory"),
                             screens: screens, defaultScreen: defaultScreen, readiness: readiness,
                             singleInstance: r.bool(table["single_instance"], "\(path).single_instance") ?? true,
-                            warm: r.choice(table["warm"], "\(path).warm") ?? .restart)
+                            warm: r.choice(table["warm"], "\(path).warm") ?? .restart,
+                            direction: r.string(table["direction"], "\(path).direction"))
             // A unit instead of exec: how it runs (argv, environment, directory) is the unit's.
             if let text = r.string(table["unit"], "\(path).unit") {
                 do { app.unit = try UnitName(text) } catch { r.fail("\(path).unit", error.message) }
@@ -171,7 +172,7 @@ extension Configuration {
             }
         }
 
-        if let transitions = r.table(root["transitions"], "transitions", allowed: ["appear", "reveal", "retain", "text_variants", "direction"]) {
+        if let transitions = r.table(root["transitions"], "transitions", allowed: ["appear", "reveal", "retain", "text_variants", "direction", "scene", "modifiers"]) {
             self.transitions.retain = r.bool(transitions["retain"], "transitions.retain") ?? self.transitions.retain
             self.transitions.textVariants = r.integer(transitions["text_variants"], "transitions.text_variants", in: 1...64) ?? self.transitions.textVariants
             for key in ["appear", "reveal"] {
@@ -194,6 +195,22 @@ extension Configuration {
                 }
                 if key == "appear" { self.transitions.appear = document } else { self.transitions.reveal = document }
             }
+            // Hero's modifiers per element id (seed 004), as a scene's heroModifiers.
+            if let table = r.table(transitions["modifiers"], "transitions.modifiers", allowed: nil) {
+                if table.count > Self.maximumModifiers {
+                    r.fail("transitions.modifiers", "has \(table.count) elements, more than the limit of \(Self.maximumModifiers)")
+                }
+                for (id, value) in table.sorted(by: { $0.key < $1.key }) {
+                    let path = "transitions.modifiers.\(id)"
+                    guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }) else {
+                        r.fail(path, "'\(id)' is not an element id (1 to 64 of A-Z a-z 0-9 _ -)")
+                        continue
+                    }
+                    do { self.transitions.modifiers[id] = try Hero.ElementModifiers(json: value, path: path) } catch {
+                        r.fail(error.path, error.message)
+                    }
+                }
+            }
             // Seed 001's edge for the slide: the reveal's direction.x/direction.y defaults.
             if let value = transitions["direction"], let name = r.string(value, "transitions.direction") {
                 if let edge = Presets.slideDirection(name) {
@@ -205,6 +222,32 @@ extension Configuration {
                 } else {
                     r.fail("transitions.direction", "'\(name)' is not an edge (bottom, top, left, right)")
                 }
+            }
+        }
+        // The scene, checked now so that a broken one never reaches a renderer (a reload
+        // refuses it); the shipped scenes are checked by the repository's own tests.
+        if case .object(let transitions)? = root["transitions"], let scene = r.string(transitions["scene"], "transitions.scene") {
+            if scene.isEmpty {
+                r.fail("transitions.scene", "is empty; name a *.scene.json file, or leave the key out for the reveal's own scene")
+            } else {
+                let path = SceneLocator.resolve(scene, relativeTo: r.file)
+                if let problem = SceneFileCheck.problem(path, width: display.width, height: display.height) {
+                    r.fail("transitions.scene", problem)
+                } else {
+                    self.transitions.scene = path
+                }
+            }
+        }
+        // An app's own edge needs a reveal with one (the slide).
+        for (index, app) in apps.enumerated() {
+            guard let name = app.direction else { continue }
+            let path = "apps[\(index)].direction"
+            if let edge = Presets.slideDirection(name) {
+                if Presets.document(self.transitions.reveal, defaults: edge) == nil {
+                    r.fail(path, "the reveal '\(self.transitions.reveal.name)' has no direction (slide has)")
+                }
+            } else {
+                r.fail(path, "'\(name)' is not an edge (bottom, top, left, right)")
             }
         }
         // Transitions must compile against this display.

@@ -12,6 +12,14 @@ public struct ConfigurationSnapshot: Sendable {
     /// The scene its overlay is drawn from (GetScene): the configured file, else the configured
     /// reveal's shipped scene (reduced motion changes the motion, not the scene).
     public let scene: SceneReference
+    /// The transitions of apps with their own slide `direction`.
+    private let perApp: [String: Result<CompiledTransitions, TimelineError>]
+
+    /// The transitions a launch to `app` uses: its own (a slide from its `direction`), else
+    /// the configuration's.
+    public func transitions(forApp app: String?) -> Result<CompiledTransitions, TimelineError> {
+        app.flatMap { perApp[$0] } ?? transitions
+    }
 
     public struct SceneReference: Sendable, Hashable {
         /// The absolute path; nil when the shipped scene is installed nowhere.
@@ -23,16 +31,37 @@ public struct ConfigurationSnapshot: Sendable {
     public init(_ configuration: Configuration) {
         self.configuration = configuration
         let effective = configuration.effectiveTransitions
-        transitions = Result { () throws(TimelineError) in
-            try CompiledTransitions(appear: effective.appear, reveal: effective.reveal,
-                                    screenWidth: configuration.display.width, screenHeight: configuration.display.height)
-        }
+        let scene: SceneReference
         if let configured = configuration.transitions.scene {
             scene = SceneReference(path: SceneLocator.absolute(configured), name: configured)
         } else {
             let relative = SceneLocator.relativePath(forTransition: configuration.transitions.reveal.name)
             scene = SceneReference(path: SceneLocator.shipped(relative), name: relative)
         }
+        self.scene = scene
+        // Seed 004: hero's splash elements are the scene's heroID layers (a scene that cannot
+        // be read now leaves Hero's default logo; a configured one was checked on loading).
+        var splash: [String: Hero.Element] = [:]
+        if effective.reveal.name == "hero", let path = scene.path,
+           case .success(let document) = SceneFileCheck.scene(path, width: configuration.display.width, height: configuration.display.height) {
+            splash = Hero.elements(in: document)
+        }
+        let (width, height) = (configuration.display.width, configuration.display.height)
+        transitions = Result { () throws(TimelineError) in
+            try CompiledTransitions(appear: effective.appear, reveal: effective.reveal, screenWidth: width, screenHeight: height,
+                                    modifiers: effective.modifiers, splash: splash)
+        }
+        var perApp: [String: Result<CompiledTransitions, TimelineError>] = [:]
+        for app in configuration.apps {
+            // With reduced motion the reveal is a cross-fade, which has no edge: nothing to vary.
+            guard let name = app.direction, let edge = Presets.slideDirection(name),
+                  let reveal = Presets.document(effective.reveal, defaults: edge) else { continue }
+            perApp[app.name] = Result { () throws(TimelineError) in
+                try CompiledTransitions(appear: effective.appear, reveal: reveal, screenWidth: width, screenHeight: height,
+                                        modifiers: effective.modifiers, splash: splash)
+            }
+        }
+        self.perApp = perApp
     }
 
     /// The app of that name in this configuration.

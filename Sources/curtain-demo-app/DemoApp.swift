@@ -76,14 +76,27 @@ struct DemoApp: AsyncParsableCommand {
         notifier.notify(["READY=1", "STATUS=\(screen): interactive"])
     }
 
+    /// Element ids as the demo prints them ("logo, title"), "none" for none.
+    static func names(_ value: JSONValue?) -> String {
+        guard case .array(let items)? = value else { return "none" }
+        let names = items.compactMap { if case .string(let s) = $0 { s } else { nil } }
+        return names.isEmpty ? "none" : names.joined(separator: ", ")
+    }
+
     /// Warm starts: each delivered route is shown, then answered with io.curtain.App.Ready.
     func takeDeliveries(socket: String, app: String) async throws {
         try await VarlinkConnection.withConnection(to: socket) { attachment in
             try await VarlinkConnection.withConnection(to: socket) { answers in
                 for try await reply in attachment.callMore("io.curtain.App.Attach", ["app": .string(app)]) {
+                    // The splash's copy has landed: the app's own elements show again.
+                    if case .object(let revealed)? = reply["revealed"], case .int(let launch)? = revealed["launch"] {
+                        say("revealed: launch \(launch) shows \(Self.names(revealed["show"]))")
+                        continue
+                    }
                     guard case .object(let delivery)? = reply["delivery"], case .int(let launch)? = delivery["launch"],
                           case .string(let screen)? = delivery["screen"] else { continue }
-                    say("warm start: launch \(launch) screen \(screen)")
+                    let hide = Self.names(delivery["hide"])
+                    say("warm start: launch \(launch) screen \(screen)" + (hide == "none" ? "" : " hides \(hide) until revealed"))
                     try await Task.sleep(for: .seconds(loadTime(screen) / 4))
                     let elements = try JSONParser.parse(Array(Self.logo.utf8))
                     _ = try await answers.call("io.curtain.App.Ready", ["launch": .int(launch), "stage": "content",

@@ -16,4 +16,18 @@ import Testing
         let index = try #require(rebuilt.reveal.keys.firstIndex(of: "hero.logo.position"))
         #expect(end.values[index] == .point(x: 30, y: 40))
     }
+
+    /// Seed 002: the app hides the elements its reveal flies a copy onto (`element.ID.*`
+    /// parameters): logo-move's `logo`; a reveal without such parameters hides nothing.
+    @Test func theRevealNamesTheElementsTheAppHides() throws {
+        func hidden(_ reveal: String) throws -> [String] {
+            try CompiledTransitions(appear: Presets.document(named: "fade-in")!, reveal: Presets.document(named: reveal)!,
+                                    screenWidth: 375, screenHeight: 667).hiddenElements
+        }
+        #expect(try hidden("logo-move") == ["logo"])
+        #expect(try hidden("yula-mask-reveal") == [])
+        #expect(try hidden("slide") == [])
+        let document = try TimelineDocument(json: Array(#"{"name": "t", "animations": [], "parameters": [{"name": "element.b.x", "default": 0}, {"name": "element.a.width", "default": 0}, {"name": "element..x", "default": 0}, {"name": "elements.c.x", "default": 0}, {"name": "element.a.y", "default": 0}]}"#.utf8))
+        #expect(CompiledTransitions.elementIDs(declaredBy: document) == ["a", "b"])
+    }
 }

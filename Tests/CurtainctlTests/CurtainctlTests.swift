@@ -134,11 +134,30 @@ enum CLI {
         #expect(r.status == 1)
         #expect(r.stderr == """
         \(path):2:1: display.width: 0.0 is outside 1.0...32768.0
-        \(path):7:1: apps[0].colour: unknown key 'colour' (known here: default_screen, environment, exec, name, readiness, screens, single_instance, warm, working_directory)
+        \(path):7:1: apps[0].colour: unknown key 'colour' (known here: default_screen, direction, environment, exec, name, readiness, screens, single_instance, warm, working_directory)
         curtainctl config check: \(path) has 2 problems
 
         """)
         #expect(try await CLI.run("config", "check", path + ".missing").status == 2)
+    }
+
+    /// `[transitions] scene` is checked by config check: a broken scene is a problem with the
+    /// key's file:line, the scene's own path and what is wrong in it.
+    @Test func aBrokenSceneIsAProblem() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scene-check-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("curtain.toml").path
+        try #"{"name": "t", "layers": [{"id": "a", "bounds": [0, 0, 1, 1], "contents": "logo.png"}]}"#
+            .write(toFile: directory.path + "/my.scene.json", atomically: true, encoding: .utf8)
+        try "[transitions]\nreveal = \"fade\"\nscene = \"my.scene.json\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try await CLI.run("config", "check", path)
+        #expect(r.status == 1)
+        #expect(r.stderr == """
+        \(path):3:1: transitions.scene: \(directory.path)/my.scene.json: asset 'logo.png': no such file (looked for \(directory.path)/logo.png)
+        curtainctl config check: \(path) has 1 problem
+
+        """)
     }
 
     @Test func explainShowsEveryRulesVerdict() async throws {

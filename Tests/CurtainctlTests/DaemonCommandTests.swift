@@ -84,6 +84,9 @@ import Testing
 
         let status = try await Self.ctl(socket, "status", "1", "--json", "pretty")
         #expect((json(status.stdout) as? [String: Any])?["state"] != nil && status.stdout.contains("\n  \""))
+        // In words, with its scene (GetScene): the shipped one, found in the source tree.
+        let words = try await Self.ctl(socket, "status", "1")
+        #expect(words.stdout.contains("     Scene: \(TestEnvironment.repository.appendingPathComponent("scenes/yula/yula.scene.json").path) (sha256 "), "\(words)")
 
         // watch, piped: JSON lines; it ends with the launch, which a control cancels.
         async let watched = Self.ctl(socket, "watch", "1")

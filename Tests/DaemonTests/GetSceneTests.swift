@@ -1,5 +1,6 @@
 import CurtainConfig
-import CurtainDaemon
+@testable import CurtainDaemon
+import CurtainCore
 import CurtainTestKit
 import Foundation
 import Testing
@@ -72,5 +73,67 @@ import Varlink
         let otherID = try await P.launch(other)
         #expect(await Self.scene(other, otherID) == .error("io.curtain.Launcher.SceneUnavailable",
                                                            ["path": .string(directory.path), "reason": "not a regular file"]))
+    }
+}
+
+extension GetSceneTests {
+    /// Reload is all or nothing: a configuration whose scene is broken is refused (the error
+    /// names the key and the scene's problem) and the running scene stays; a good one is
+    /// adopted and the next launch's GetScene reports it.
+    @Test(.timeLimit(.minutes(1))) func reloadRefusesABrokenScene() async throws {
+        let directory = TestEnvironment.temporaryDirectory("get-scene-reload")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let toml = directory.appendingPathComponent("curtain.toml").path
+        let scene = directory.appendingPathComponent("next.scene.json").path
+        let shipped = TestEnvironment.repository.appendingPathComponent("config/curtain.toml").path
+        let text = try String(contentsOfFile: shipped, encoding: .utf8) + "\n"
+        try (text.replacingOccurrences(of: "reveal = \"yula-mask-reveal\"", with: "reveal = \"yula-mask-reveal\"\nscene = \"next.scene.json\""))
+            .write(toFile: toml, atomically: true, encoding: .utf8)
+        try #"{"name": "t", "layers": [{"id": "a", "bounds": [0, 0, 1, 1], "mask": {"layer": "a"}}]}"#.write(toFile: scene, atomically: true, encoding: .utf8)
+        let configuration = try Configuration(toml: text, file: shipped)
+        let service = try DetachedBindings.service(configuration, configurationPath: toml)
+        let refused = await P.call(service, "io.curtain.Launcher.Reload")
+        #expect(refused.first?.error == "io.curtain.Launcher.ReloadRefused", "\(refused)")
+        guard case .array(let errors)? = refused.first?.parameters["errors"], case .string(let first)? = errors.first else {
+            Issue.record("no errors: \(refused)"); return
+        }
+        #expect(errors.count == 1 && first.hasPrefix("\(toml):") && first.contains(": transitions.scene: \(scene): layers[0].mask"), "\(first)")
+        // The running configuration (the shipped scene) stays.
+        let before = try await P.launch(service)
+        #expect(await Self.scene(service, before)?.parameters["scene"]?["path"]
+                == .string(TestEnvironment.repository.appendingPathComponent("scenes/yula/yula.scene.json").path))
+        try #"{"name": "t", "layers": [{"id": "a", "bounds": [0, 0, 1, 1]}]}"#.write(toFile: scene, atomically: true, encoding: .utf8)
+        #expect(await P.call(service, "io.curtain.Launcher.Reload").first?.error == nil)
+        _ = await P.call(service, "io.curtain.Launcher.Control", ["id": .int(before), "action": "cancel"])
+        let after = await P.call(service, "io.curtain.Launcher.Launch", ["route": ["normal": "chat"], "policy": "queue"])
+        guard case .int(let id)? = after.first?.parameters["launch"]?["id"] else { Issue.record("no launch: \(after)"); return }
+        #expect(await Self.scene(service, id)?.parameters["scene"]?["path"] == .string(scene))
+        // The earlier launch keeps the scene it was requested with.
+        #expect(await Self.scene(service, before)?.parameters["scene"]?["path"]
+                == .string(TestEnvironment.repository.appendingPathComponent("scenes/yula/yula.scene.json").path))
+    }
+}
+
+extension GetSceneTests {
+    /// An app's element report may carry Hero's modifiers (seed 004); a bad one is
+    /// InvalidParameter naming it, and nothing of the report is taken.
+    @Test(.timeLimit(.minutes(1))) func reportedModifiersAreCheckedAndKept() async throws {
+        let service = try Self.service(scene: nil)
+        let id = try await P.launch(service)
+        func ready(_ modifiers: JSONValue) async -> [VarlinkReply] {
+            await P.call(service, "io.curtain.App.Ready", ["launch": .int(id), "stage": "skeleton",
+                                                           "elements": ["logo": ["x": 1, "y": 2, "width": 3, "height": 4, "modifiers": modifiers]]])
+        }
+        // Types are the interface's (Modifiers): its type checker names the parameter; values
+        // out of range or unparsable, the bindings name exactly.
+        #expect(await ready(["scale": "big"]) == [P.invalid("elements")])
+        #expect(await ready(["timing": "wobbly"]) == [P.invalid("elements.logo.modifiers.timing")])
+        #expect(await ready(["duration": 3600.5]) == [P.invalid("elements.logo.modifiers.duration")])
+        #expect(await ready(["blur": 1]) == [P.invalid("elements")])
+        #expect(await Self.scene(service, id)?.parameters["scene"]?["elements"] == [:])
+        #expect(await ready(["fade": false, "duration": 3600, "delay": 0, "translate": ["x": 1, "y": 2], "timing": "easeOut"]) == [VarlinkReply()])
+        #expect(await Self.scene(service, id)?.parameters["scene"]?["elements"] == ["logo": [1.0, 2.0, 3.0, 4.0]])
+        let parsed = try Wire.elements(["logo": ["x": 1, "y": 2, "width": 3, "height": 4, "modifiers": ["scale": 0.5, "timing": "easeOut"]]])
+        #expect(parsed["logo"]?.modifiers == Hero.ElementModifiers(scale: 0.5, timing: "easeOut"))
     }
 }

@@ -49,7 +49,7 @@ import VarlinkNIO
         }
     }
 
-    static func start(maxHold: Double = 5, extraApps: String = "") async throws -> Daemon {
+    static func start(maxHold: Double = 5, extraApps: String = "", transitions: String = "") async throws -> Daemon {
         let directory = TestEnvironment.temporaryDirectory("apps")
         func app(_ name: String, _ exec: [String]) -> String {
             "[[apps]]\nname = \"\(name)\"\nexec = [\(exec.map { "\"\($0)\"" }.joined(separator: ", "))]\nscreens = [\"home\", \"detail\"]\ndefault_screen = \"detail\"\n"
@@ -82,6 +82,7 @@ import VarlinkNIO
             screen = "home"
             equals = { "kind" = "news" }
             parameters = { story = "story" }
+            \(transitions.isEmpty ? "" : "[transitions]\n" + transitions)
             """
         let path = directory.appendingPathComponent("curtain.toml").path
         try config.write(toFile: path, atomically: true, encoding: .utf8)
@@ -230,6 +231,27 @@ import VarlinkNIO
         let started = daemon.process.output.components(separatedBy: "curtain_app_pid=").dropFirst().first?.prefix { $0.isNumber }
         #expect(await daemon.stop() == 0)
         #expect(await Self.exits(pid_t(started.map(String.init) ?? "") ?? -1, within: 10))
+    }
+
+    /// Seed 002: with logo-move the attached app is told to hide its own logo (where the
+    /// splash's logo lands) with the delivery, and to show it again once the launch is
+    /// revealed; GetScene reports it in `hidden`. The real demo app prints both.
+    @Test(.timeLimit(.minutes(1))) func anAttachedAppHidesItsLogoUntilRevealed() async throws {
+        let daemon = try await Self.start(transitions: "reveal = \"logo-move\"")
+        let (cold, coldEvents) = try await daemon.launch("demo")
+        #expect(Self.states(coldEvents).last == "revealed", "\(coldEvents)")
+        #expect(await daemon.process.waitFor("app attached for warm starts", within: 10), "\(daemon.process.output)")
+        let (warm, warmEvents) = try await daemon.launch("demo")
+        #expect(Self.states(warmEvents).last == "revealed", "\(warmEvents)")
+        #expect(await daemon.process.waitFor("warm start: launch \(warm) screen detail hides logo until revealed", within: 10), "\(daemon.process.output)")
+        #expect(await daemon.process.waitFor("revealed: launch \(warm) shows logo", within: 10), "\(daemon.process.output)")
+        // Nothing was delivered for the cold start, so nothing is shown again for it.
+        #expect(!daemon.process.output.contains("revealed: launch \(cold) "))
+        let hidden: JSONValue? = try await VarlinkConnection.withConnection(to: daemon.socket) { connection in
+            try await connection.call("io.curtain.Launcher.GetScene", ["launch": .int(warm)])["scene"]?["hidden"]
+        }
+        #expect(hidden == ["logo"])
+        #expect(await daemon.stop() == 0)
     }
 
     /// A burst of launches, each to a new destination of one app while it is still loading:

@@ -61,7 +61,16 @@ public enum Hero {
             self.timing = timing
         }
 
-        /// Keys accepted in JSON (a scene's `heroModifiers`, an app's element report).
+        /// These modifiers where set, `base`'s where not (an app's report over the configuration).
+        public func over(_ base: ElementModifiers) -> ElementModifiers {
+            ElementModifiers(fade: fade ?? base.fade, scale: scale ?? base.scale,
+                             translateX: translateX ?? (translateY == nil ? base.translateX : nil),
+                             translateY: translateY ?? (translateX == nil ? base.translateY : nil),
+                             delay: delay ?? base.delay, duration: duration ?? base.duration, timing: timing ?? base.timing)
+        }
+
+        /// Keys accepted in JSON (a scene's `heroModifiers`, an app's element report, the
+        /// configuration's `[transitions.modifiers.ID]`).
         public static let keys: Set<String> = ["fade", "scale", "translate", "delay", "duration", "timing"]
 
         /// `{"fade": true, "scale": 0.5, "translate": {"x": 0, "y": 40}, "delay": 0.1,

@@ -13,6 +13,13 @@ protocol AppSupervisor: Sendable {
     /// Launch `to` takes over launch `from`'s app (a retarget to the same app): the instance
     /// keeps running and gets the new destination — now if it can take it, else once it can.
     func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async
+    /// The launch has ended (revealed, failed or cancelled): an attached app that was told to
+    /// hide elements for it shows them again.
+    func ended(_ launch: LaunchID) async
+}
+
+extension AppSupervisor {
+    func ended(_ launch: LaunchID) async {}
 }
 
 /// A route handed to an attached app (a warm start): io.curtain.App's `Delivery`, typed.
@@ -20,12 +27,14 @@ struct AppDelivery: Sendable, Hashable {
     let launch: LaunchID
     let route: Route
     let destination: Destination
+    /// Its own elements the app hides until the launch ends (`CompiledTransitions.hiddenElements`).
+    var hide: [String] = []
 }
 
 /// What an app backend tells the driver about the app of a launch.
 enum AppEvent: Sendable, Hashable {
     /// It reached a readiness stage (with the elements it reported, for the reveal).
-    case ready(LaunchID, ReadinessStage, status: String?, elements: [String: Hero.Frame])
+    case ready(LaunchID, ReadinessStage, status: String?, elements: [String: Hero.Element])
     case status(LaunchID, String)
     /// It needs this many more seconds (EXTEND_TIMEOUT_USEC).
     case extend(LaunchID, seconds: Double)
@@ -46,7 +55,7 @@ struct AppEventPublisher: Sendable {
 
     init() { (stream, continuation) = AsyncStream.makeStream(of: AppEvent.self) }
 
-    func ready(_ id: LaunchID, _ stage: ReadinessStage, _ status: String?, _ elements: [String: Hero.Frame]) {
+    func ready(_ id: LaunchID, _ stage: ReadinessStage, _ status: String?, _ elements: [String: Hero.Element]) {
         continuation.yield(.ready(id, stage, status: status, elements: elements))
     }
     func status(_ id: LaunchID, _ status: String) { continuation.yield(.status(id, status)) }

@@ -39,7 +39,7 @@ actor ProcessSupervisor: AppSupervisor {
         var ready = false
         var lastStatus: String?
         var lastErrno: Int32?
-        var elements: [String: Hero.Frame] = [:]
+        var elements: [String: Hero.Element] = [:]
     }
 
     /// An app that fails this often within the window is not started again until it passes.
@@ -73,8 +73,15 @@ actor ProcessSupervisor: AppSupervisor {
     nonisolated var events: AsyncStream<AppEvent> { publisher.stream }
     /// Apps attached through io.curtain.App.Attach: a delivery and its acknowledgement
     /// (whether the reply could be written).
-    typealias Delivery = (route: AppDelivery, delivered: CheckedContinuation<Bool, Never>)
+    enum Delivery: Sendable {
+        /// A route and its acknowledgement (whether the app's stream took it).
+        case delivery(AppDelivery, CheckedContinuation<Bool, Never>)
+        /// A launch delivered with elements to hide has ended: show them again.
+        case ended(LaunchID, show: [String])
+    }
     private var attached: [String: [Int: AsyncStream<Delivery>.Continuation]] = [:]
+    /// Launches delivered with elements to hide: to which attachment, and what.
+    private var hiding: [LaunchID: (app: String, token: Int, elements: [String])] = [:]
     private var nextAttachment = 0
     private let receiver: NotifyReceiver
     private let logger: Logger
@@ -191,7 +198,7 @@ actor ProcessSupervisor: AppSupervisor {
         let kind = Self.kind(of: route)
         if app.singleInstance {
             // Warm start: an attached app gets the route on its stream.
-            if await deliver(id, app.name, route, destination) { return }
+            if await deliver(id, app.name, route, destination, hide: Self.hidden(snapshot)) { return }
             if let running = instances.values.first(where: { $0.app == app.name && !$0.released }) {
                 switch app.warm {
                 case .revealNow:
@@ -290,7 +297,7 @@ actor ProcessSupervisor: AppSupervisor {
             "curtain_app": "\(instance.app)", "curtain_launch_id": "\(to)", "curtain_app_pid": "\(pid)", "curtain_retargeted_from": "\(from)",
         ])
         guard destination != instance.destination else { return }
-        if await deliver(to, instance.app, route, destination) {
+        if await deliver(to, instance.app, route, destination, hide: Self.hidden(snapshot)) {
             instances[pid]?.destination = destination
             instances[pid]?.redirected = true
             instances[pid]?.pending = nil
@@ -302,7 +309,7 @@ actor ProcessSupervisor: AppSupervisor {
     private func deliverPending(_ pid: pid_t, launch: LaunchID,
                                 _ pending: (route: Route, destination: Destination, snapshot: ConfigurationSnapshot)) async {
         guard let instance = instances[pid], instance.launch == launch else { return }
-        if await deliver(launch, instance.app, pending.route, pending.destination) {
+        if await deliver(launch, instance.app, pending.route, pending.destination, hide: Self.hidden(pending.snapshot)) {
             instances[pid]?.destination = pending.destination
             instances[pid]?.redirected = true
         } else if instances[pid]?.launch == launch, instances[pid]?.pending == nil {
@@ -318,20 +325,32 @@ actor ProcessSupervisor: AppSupervisor {
         }
     }
 
+    /// The elements a launch's app hides until it ends: those its reveal flies onto.
+    static func hidden(_ snapshot: ConfigurationSnapshot) -> [String] {
+        (try? snapshot.transitions.get())?.hiddenElements ?? []
+    }
+
     /// The route to `app`'s attached streams, newest first; whether one took it (also the
     /// unit backend's warm start).
-    func deliver(_ id: LaunchID, _ app: String, _ route: Route, _ destination: Destination) async -> Bool {
-        let delivery = AppDelivery(launch: id, route: route, destination: destination)
-        for (_, stream) in (attached[app] ?? [:]).sorted(by: { $0.key > $1.key }) {
+    func deliver(_ id: LaunchID, _ app: String, _ route: Route, _ destination: Destination, hide: [String] = []) async -> Bool {
+        let delivery = AppDelivery(launch: id, route: route, destination: destination, hide: hide)
+        for (token, stream) in (attached[app] ?? [:]).sorted(by: { $0.key > $1.key }) {
             let delivered = await withCheckedContinuation { continuation in
-                if case .terminated = stream.yield((delivery, continuation)) { continuation.resume(returning: false) }
+                if case .terminated = stream.yield(.delivery(delivery, continuation)) { continuation.resume(returning: false) }
             }
             if delivered {
                 logger.info("route delivered to the attached app", metadata: ["curtain_app": "\(app)", "curtain_launch_id": "\(id)"])
+                if !hide.isEmpty { hiding[id] = (app, token, hide) }
                 return true
             }
         }
         return false
+    }
+
+    func ended(_ id: LaunchID) {
+        guard let (app, token, elements) = hiding.removeValue(forKey: id) else { return }
+        // Detached meanwhile: the app is gone, or attaches anew and shows what it likes.
+        attached[app]?[token]?.yield(.ended(id, show: elements))
     }
 
     func detach(_ app: String, _ token: Int) {

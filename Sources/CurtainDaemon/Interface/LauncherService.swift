@@ -229,13 +229,18 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             let (token, deliveries) = await supervisor.attach(name)
             do {
                 try await reply([:], true)   // attached
-                for await delivery in deliveries {
-                    do {
-                        try await reply(["delivery": Wire.delivery(delivery.route)], true)
-                        delivery.delivered.resume(returning: true)
-                    } catch {
-                        delivery.delivered.resume(returning: false)
-                        throw error
+                for await message in deliveries {
+                    switch message {
+                    case .delivery(let delivery, let delivered):
+                        do {
+                            try await reply(["delivery": Wire.delivery(delivery)], true)
+                            delivered.resume(returning: true)
+                        } catch {
+                            delivered.resume(returning: false)
+                            throw error
+                        }
+                    case .ended(let launch, let show):
+                        try await reply(["revealed": ["launch": .int(Int64(launch.value)), "show": .array(show.map { .string($0) })]], true)
                     }
                 }
             } catch {

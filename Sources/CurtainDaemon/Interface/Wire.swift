@@ -40,7 +40,7 @@ enum Wire {
 
     /// A launch's scene as io.curtain.Launcher's `Scene`.
     static func scene(_ s: LaunchScene, path: String, sha256: String) -> JSONValue {
-        let elements = s.elements.mapValues { f in JSONValue.array([.float(f.x), .float(f.y), .float(f.width), .float(f.height)]) }
+        let elements = s.elements.mapValues { e in JSONValue.array([.float(e.frame.x), .float(e.frame.y), .float(e.frame.width), .float(e.frame.height)]) }
         return .object(["path": .string(path), "sha256": .string(sha256), "appear": .string(s.appear), "reveal": .string(s.reveal),
                         "text_variant": .int(Int64(s.textVariant)), "elements": .object(elements),
                         "hidden": .array(s.hidden.map { .string($0) })])
@@ -49,7 +49,8 @@ enum Wire {
     /// A warm start as io.curtain.App's `Delivery`.
     static func delivery(_ d: AppDelivery) -> JSONValue {
         ["launch": .int(Int64(d.launch.value)), "kind": .string(ProcessSupervisor.kind(of: d.route)), "screen": .string(d.destination.screen),
-         "parameters": .object(d.destination.parameters.mapValues { .string($0.description) })]
+         "parameters": .object(d.destination.parameters.mapValues { .string($0.description) }),
+         "hide": .array(d.hide.map { .string($0) })]
     }
 
     /// An event as io.curtain.Launcher's `LaunchEvent` object.
@@ -80,10 +81,10 @@ enum Wire {
 
     /// Reported element frames: checked ids, finite numbers within WireLimits, a bounded count.
     /// The error names the offending value ("elements.logo.width").
-    static func elements(_ value: JSONValue?) throws(VarlinkError) -> [String: Hero.Frame] {
+    static func elements(_ value: JSONValue?) throws(VarlinkError) -> [String: Hero.Element] {
         guard case .object(let object)? = value else { return [:] }
         guard object.count <= maximumElements else { throw VarlinkError.invalidParameter("elements") }
-        var result: [String: Hero.Frame] = [:]
+        var result: [String: Hero.Element] = [:]
         for (id, frame) in object {
             guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }) else {
                 throw VarlinkError.invalidParameter("elements")
@@ -92,8 +93,16 @@ enum Wire {
                 guard case let n? = frame[key]?.number, n.isFinite, range.contains(n) else { throw VarlinkError.invalidParameter("elements.\(id).\(key)") }
                 return n
             }
-            result[id] = Hero.Frame(x: try number("x", WireLimits.elementCoordinate), y: try number("y", WireLimits.elementCoordinate),
-                                    width: try number("width", WireLimits.elementSize), height: try number("height", WireLimits.elementSize))
+            let f = Hero.Frame(x: try number("x", WireLimits.elementCoordinate), y: try number("y", WireLimits.elementCoordinate),
+                               width: try number("width", WireLimits.elementSize), height: try number("height", WireLimits.elementSize))
+            // Hero's modifiers for this element (seed 004), as a scene's heroModifiers.
+            var modifiers = Hero.ElementModifiers()
+            if let given = frame["modifiers"], given != .null {
+                do { modifiers = try Hero.ElementModifiers(json: given, path: "elements.\(id).modifiers") } catch {
+                    throw VarlinkError.invalidParameter(error.path)
+                }
+            }
+            result[id] = Hero.Element(f, modifiers: modifiers)
         }
         return result
     }

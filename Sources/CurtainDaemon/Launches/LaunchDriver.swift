@@ -191,7 +191,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         do { resolution = try configuration.routes.resolve(route) } catch { throw .route(error) }
         let destination = resolution.destination
         let timelines: CompiledTransitions
-        switch snapshot.transitions {
+        switch snapshot.transitions(forApp: destination.app) {
         case .success(let compiled): timelines = compiled
         case .failure(let error): throw .transitions("\(error)")
         }
@@ -211,7 +211,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         snapshots[id] = snapshot
         let effective = configuration.effectiveTransitions
         scenes[id] = LaunchScene(scene: snapshot.scene, appear: effective.appear.name, reveal: effective.reveal.name,
-                                 textVariant: request.textVariant)
+                                 textVariant: request.textVariant, hidden: timelines.hiddenElements)
         coordinator.settings = configuration.daemon.launchSettings
         let (decision, effects) = coordinator.request(request, at: t)
         perform(effects, at: t)
@@ -233,7 +233,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         }
     }
 
-    func appReady(_ id: LaunchID, stage: ReadinessStage, status: String?, elements: [String: Hero.Frame] = [:]) throws(LaunchError) {
+    func appReady(_ id: LaunchID, stage: ReadinessStage, status: String?, elements: [String: Hero.Element] = [:]) throws(LaunchError) {
         guard let launch = coordinator.launch(id) else { throw .noSuchLaunch(id) }
         var revealDuration: Double?
         if !elements.isEmpty { scenes[id]?.elements = elements }
@@ -348,6 +348,10 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                 frames.restart()
             case .transition(let transition):
                 record(transition)
+                if transition.to.isEnded {
+                    let id = transition.launch
+                    appWork.append { supervisor in await supervisor.ended(id) }
+                }
             }
         }
         publishStatus()

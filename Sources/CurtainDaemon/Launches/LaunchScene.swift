@@ -10,7 +10,7 @@ struct LaunchScene: Sendable, Hashable {
     var reveal: String
     var textVariant: Int
     /// The elements the app last reported (hero / logo hand-off).
-    var elements: [String: Hero.Frame] = [:]
+    var elements: [String: Hero.Element] = [:]
     /// Layer ids the app hides until the launch is revealed (seed 002).
     var hidden: [String] = []
 }

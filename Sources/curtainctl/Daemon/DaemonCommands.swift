@@ -97,7 +97,21 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         if let id {
-            let reply = try options.withDaemon { client throws(DaemonClient.ClientError) in try client.call("io.curtain.Launcher.Get", ["id": .int(Int64(id))]) }
+            let (reply, scene) = try options.withDaemon { client throws(DaemonClient.ClientError) in
+                let reply = try client.call("io.curtain.Launcher.Get", ["id": .int(Int64(id))])
+                // The scene is shown when the daemon can say it (an older one has no GetScene).
+                let scene: String
+                do throws(DaemonClient.ClientError) {
+                    let s = try client.call("io.curtain.Launcher.GetScene", ["launch": .int(Int64(id))])["scene"]
+                    let hidden = s?["hidden"].flatMap { if case .array(let a) = $0, !a.isEmpty { a.map(\.text).joined(separator: ", ") } else { nil } }
+                    scene = "\(s?["path"]?.text ?? "?") (sha256 \(s?["sha256"]?.text.prefix(12) ?? "?")…), text variant \(s?["text_variant"]?.text ?? "0")"
+                        + (hidden.map { ", the app hides \($0)" } ?? "")
+                } catch {
+                    guard case .daemon(let name, let parameters) = error else { throw error }
+                    scene = "- (\(name.split(separator: ".").last ?? "")\(parameters["reason"].map { ": \($0.text)" } ?? ""))"
+                }
+                return (reply, scene)
+            }
             guard let launch = reply["launch"] else { return }
             if options.json != .off { return options.printJSON(launch) }
             let d = launch["destination"]
@@ -106,6 +120,7 @@ struct StatusCommand: ParsableCommand {
                      Route: \(launch["route"]?.text ?? "")
                Destination: \(d?["app"]?.text ?? "?")/\(d?["screen"]?.text ?? "?") \(d?["parameters"].map { JSONWriter.string($0, sortedKeys: true) } ?? "")
                  Readiness: \(launch["readiness"]?.text ?? "-")\(launch["app_status"].map { " (\($0.text))" } ?? "")
+                     Scene: \(scene)
             """)
             return
         }
