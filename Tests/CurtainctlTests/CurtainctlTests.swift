@@ -134,7 +134,7 @@ enum CLI {
         #expect(r.status == 1)
         #expect(r.stderr == """
         \(path):2:1: display.width: 0.0 is outside 1.0...32768.0
-        \(path):7:1: apps[0].colour: unknown key 'colour' (known here: default_screen, direction, environment, exec, name, readiness, screens, single_instance, warm, working_directory)
+        \(path):7:1: apps[0].colour: unknown key 'colour' (known here: default_screen, direction, environment, exec, name, readiness, screens, single_instance, unit, warm, working_directory)
         curtainctl config check: \(path) has 2 problems
 
         """)

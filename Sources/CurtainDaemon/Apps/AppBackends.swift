@@ -50,6 +50,13 @@ struct AppBackends: AppSupervisor {
         await backend.release(launch)
     }
 
+    /// Attached apps (io.curtain.App) live in the process backend whichever backend started
+    /// them: a unit app's warm start is delivered there too, so the end is told there.
+    func ended(_ launch: LaunchID) async {
+        await processes.ended(launch)
+        await units.ended(launch)
+    }
+
     func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
         let backend = backend(of: from)
         unitLaunches.launches.withLock {
