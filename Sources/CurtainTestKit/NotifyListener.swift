@@ -42,17 +42,39 @@ public final class NotifyListener: Sendable {
     }
 }
 
+/// Why `connectUnixSocket` failed: the errno of the call that failed.
+public struct ConnectFailure: Error, Hashable, CustomStringConvertible {
+    public let errno: Int32
+    public var description: String { String(cString: strerror(errno)) }
+}
+
+/// A stream socket connected to the Unix socket at `path` (a path longer than sun_path is
+/// refused with ENAMETOOLONG): the descriptor, or the connect's errno (EAGAIN for a full
+/// backlog when `nonBlocking`). A connecting non-blocking socket counts as connected.
+public func connectUnixSocket(_ path: String, nonBlocking: Bool = false) -> Result<Int32, ConnectFailure> {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return .failure(ConnectFailure(errno: ENAMETOOLONG)) }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+    let fd = socket(AF_UNIX, flags, 0)
+    guard fd >= 0 else { return .failure(ConnectFailure(errno: errno)) }
+    let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+    if connected != 0 && !(nonBlocking && errno == EINPROGRESS) {
+        let code = errno
+        close(fd)
+        return .failure(ConnectFailure(errno: code))
+    }
+    return .success(fd)
+}
+
 /// One Varlink call over a Unix socket as raw bytes (NUL-terminated JSON), with a bounded wait:
 /// the reply's text, or nil.
 public func rawVarlinkCall(_ path: String, _ message: String, timeout: Double = 15) async -> String? {
     await offload {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard case .success(let fd) = connectUnixSocket(path) else { return nil }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        guard connected == 0 else { return nil }
         let bytes = Array((message + "\0").utf8)
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         var reply: [UInt8] = []
