@@ -16,10 +16,29 @@ import VarlinkNIO
 
     /// curtaind with the shipped configuration (world-writable socket for the permission
     /// test), started and READY=1.
-    static func start() async throws -> (TestProcess, socket: String) {
+    /// `slowAppear`: the appear lasts 4 s, so a control call arrives while it runs however
+    /// loaded the machine is (the shipped 0.3 s can end before the call lands); played back
+    /// from half way it still ends well within max_hold.
+    static func start(slowAppear: Bool = false) async throws -> (TestProcess, socket: String) {
         let directory = TestEnvironment.temporaryDirectory("launcher")
         let socket = directory.appendingPathComponent("launcher.sock").path
         let config = try TestConfiguration.write(into: directory)
+        if slowAppear {
+            let text = try String(contentsOfFile: config, encoding: .utf8)
+            try (text.replacingOccurrences(of: "\nappear = \"yula-appear\"\n", with: "\n") + """
+
+                [transitions.appear]
+                name = "slow-appear"
+                [[transitions.appear.animations]]
+                layer = "splash"
+                property = "opacity"
+                from = 0
+                to = 1
+                duration = 4
+                fill = "forwards"
+
+                """).write(toFile: config, atomically: true, encoding: .utf8)
+        }
         let notify = NotifyListener(directory: directory)
         let process = try await TestProcess(daemon, ["--config", config, "--socket", socket], environment: ["NOTIFY_SOCKET": notify.path])
         let ready = await notify.await { $0.hasPrefix("READY=1") }
@@ -126,7 +145,7 @@ import VarlinkNIO
 extension LauncherIntegrationTests {
     /// Our own client (VarlinkNIO) against the real daemon: control mid-reveal and errors.
     @Test func ourClientSteersALaunch() async throws {
-        let (daemon, socket) = try await Self.start()
+        let (daemon, socket) = try await Self.start(slowAppear: true)
         try await VarlinkConnection.withConnection(to: socket) { connection in
             let launched = try await connection.call("io.curtain.Launcher.Launch", ["route": ["deeplink": "shop://product/7"]])
             guard case .object(let launch)? = launched["launch"], case .int(let id)? = launch["id"] else {
@@ -140,7 +159,7 @@ extension LauncherIntegrationTests {
                 var events = watcher.callMore("io.curtain.Launcher.Watch", ["launch": .int(id)]).makeAsyncIterator()
                 #expect(try await events.next()?["event"]?["to"] == "presenting")   // the snapshot
                 _ = try await connection.call("io.curtain.Launcher.Control", ["id": .int(id), "action": "cancel"])
-                // Cancel plays the appear back from half way; then the launch ends cancelled.
+                // Cancel plays the appear back from half way (2 s); then the launch ends cancelled.
                 var last: JSONValue?
                 while let reply = try await events.next() { last = reply["event"]?["to"] }
                 return last
