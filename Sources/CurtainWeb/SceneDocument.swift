@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CurtainCore
+import JSON
+
+/// A scene file the page may draw: parsed and validated by CurtainCore (the one parser every
+/// renderer shares), resolved for a screen size into plain numbers, and the only files under
+/// its directory that are ever served (the assets it names).
+public struct SceneDocument: Sendable {
+    public let path: String
+    public let directory: String
+    let bytes: [UInt8]
+    let assetPaths: Set<String>
+
+    public init(path: String) throws(WebError) {
+        func fail(_ m: String) -> WebError { WebError("\(path): \(m)") }
+        bytes = try readRegularFile(path, limit: Scene.Limits.documentSize, fail)
+        do { assetPaths = Set(try Scene(json: bytes).assetPaths) } catch { throw fail("\(error)") }
+        self.path = path
+        let slash = path.lastIndex(of: "/")
+        directory = slash.map { String(path[..<$0]).isEmpty ? "/" : String(path[..<$0]) } ?? "."
+    }
+
+    /// The scene for a `width` × `height` screen as the page's JSON: every number resolved,
+    /// path data as absolute M/L/C/Z commands, colours as [r, g, b, a] in 0…1.
+    public func resolved(width: Int, height: Int, assetBase: String) throws(WebError) -> JSONValue {
+        let scene: Scene
+        do { scene = try Scene(json: bytes, parameters: ["screen.width": Double(width), "screen.height": Double(height)]) } catch {
+            throw WebError("\(path): \(error)")
+        }
+        return .object([
+            "name": .string(scene.name), "width": .int(Int64(width)), "height": .int(Int64(height)),
+            "masks": .array(scene.maskLayerIDs.sorted().map { .string($0) }),
+            "layers": .array(scene.layers.map { Self.layer($0, assetBase) }),
+        ])
+    }
+
+    static func color(_ c: Color) -> JSONValue { .array([.float(c.red), .float(c.green), .float(c.blue), .float(c.alpha)]) }
+    static func point(_ p: SceneLayer.Point) -> JSONValue { .array([.float(p.x), .float(p.y)]) }
+
+    static func layer(_ l: SceneLayer, _ assetBase: String) -> JSONValue {
+        var o: [String: JSONValue] = [
+            "id": .string(l.id), "key": .string(l.animatedBy ?? l.id), "role": .string(l.role.rawValue),
+            "bounds": .array([.float(l.bounds.x), .float(l.bounds.y), .float(l.bounds.width), .float(l.bounds.height)]),
+            "position": point(l.position), "anchorPoint": point(l.anchorPoint),
+            "opacity": .float(l.opacity), "hidden": .bool(l.hidden), "cornerRadius": .float(l.cornerRadius),
+            "retained": .bool(l.retained), "sublayers": .array(l.sublayers.map { layer($0, assetBase) }),
+        ]
+        if let c = l.backgroundColor { o["backgroundColor"] = color(c) }
+        if let g = l.gradient {
+            o["gradient"] = .object(["colors": .array(g.colors.map(color)), "locations": .array(g.locations.map { .float($0) }),
+                                     "startPoint": point(g.startPoint), "endPoint": point(g.endPoint)])
+        }
+        if let name = l.contents {
+            o["contents"] = .string(assetBase + name)
+            o["contentsGravity"] = .string(l.contentsGravity.rawValue)
+        }
+        if let path = l.path {
+            o["path"] = .array(path.commands.map { c in
+                switch c {
+                case .move(let x, let y): .array([.string("M"), .float(x), .float(y)])
+                case .line(let x, let y): .array([.string("L"), .float(x), .float(y)])
+                case .cubic(let x1, let y1, let x2, let y2, let x, let y): .array([.string("C"), .float(x1), .float(y1), .float(x2), .float(y2), .float(x), .float(y)])
+                case .close: .array([.string("Z")])
+                }
+            })
+            o["fillColor"] = color(l.fillColor ?? Color(red: 0, green: 0, blue: 0))
+            o["fillRule"] = .string(l.fillRule == .evenOdd ? "evenodd" : "nonzero")
+        }
+        if let t = l.text {
+            o["text"] = .object(["variants": .array(t.variants.map { .string($0) }), "font": .string(t.font), "fontSize": .float(t.fontSize),
+                                 "color": color(t.color), "alignment": .string(t.alignment.rawValue)])
+        }
+        if let m = l.mask { o["mask"] = .object(["layer": .string(m.layer), "inverted": .bool(m.inverted)]) }
+        return .object(o)
+    }
+
+    /// The file of asset `name` if the scene names it and it resolves (symbolic links followed)
+    /// inside the scene's directory; nil otherwise, so no other file is ever served.
+    public func assetFile(_ name: String) -> String? {
+        guard assetPaths.contains(name) else { return nil }
+        guard let dir = realpath(directory, nil) else { return nil }
+        defer { free(dir) }
+        guard let file = realpath(directory + "/" + name, nil) else { return nil }
+        defer { free(file) }
+        let d = String(cString: dir), f = String(cString: file)
+        return f.hasPrefix(d == "/" ? "/" : d + "/") ? f : nil
+    }
+}
+
+public struct WebError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A regular file's bytes, refused beyond `limit` (checked before reading and while reading).
+func readRegularFile(_ path: String, limit: Int, _ fail: (String) -> WebError) throws(WebError) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw fail("cannot be read: \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw fail("is not a regular file") }
+    guard info.st_size <= limit else { throw fail("is \(info.st_size) bytes, more than the limit of \(limit)") }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 { if errno == EINTR { continue }; throw fail("cannot be read: \(String(cString: strerror(errno)))") }
+        if n == 0 { break }
+        bytes += buffer[0..<n]
+        guard bytes.count <= limit else { throw fail("is more than the limit of \(limit) bytes") }
+    }
+    return bytes
+}

@@ -1,0 +1,277 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSON
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+typealias HTTPPart = HTTPServerResponsePart
+
+/// The page's files, compiled in (Sources/CurtainWeb/Web: no build step, no CDN).
+enum WebFiles {
+    static let files: [String: (type: String, bytes: [UInt8])] = [
+        "/": ("text/html; charset=utf-8", PackageResources.index_html),
+        "/index.html": ("text/html; charset=utf-8", PackageResources.index_html),
+        "/web.css": ("text/css; charset=utf-8", PackageResources.web_css),
+        "/overlay.mjs": ("text/javascript; charset=utf-8", PackageResources.overlay_mjs),
+        "/painter.mjs": ("text/javascript; charset=utf-8", PackageResources.painter_mjs),
+        "/app.mjs": ("text/javascript; charset=utf-8", PackageResources.app_mjs),
+    ]
+}
+
+/// curtain-web's HTTP side (NIOHTTP1): the page, scenes and their assets, replays, and the
+/// event stream. Read-only: GET and HEAD only, no request bodies, nothing reaches curtaind
+/// but Watch, Get and GetScene (made by the relay, not by requests).
+public final class WebServer: Sendable {
+    public struct Options: Sendable {
+        public var host = "127.0.0.1"
+        public var port = 7480
+        public var limits = WebLimits()
+        /// Where `/replays/NAME` comes from (nil: no replays served).
+        public var replays: String?
+        /// The scene the page draws when no launch names one (replays, idle).
+        public var defaultScene: String
+        /// The screen the frames are computed for (the configuration's), the page's default size.
+        public var width = 1920
+        public var height = 1080
+        public init(defaultScene: String) { self.defaultScene = defaultScene }
+    }
+
+    let options: Options
+    let hub: Hub
+    let scenes: SceneRegistry
+    let connections = NIOLockedValueBox(0)
+    let group: MultiThreadedEventLoopGroup
+
+    public init(options: Options, hub: Hub, scenes: SceneRegistry) {
+        self.options = options
+        self.hub = hub
+        self.scenes = scenes
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    }
+
+    /// Binds and returns the port (the given one, or the kernel's choice for 0).
+    public func start() throws -> Int {
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 128)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { [self] channel in
+                let admitted = connections.withLockedValue { n in
+                    guard n < options.limits.connections else { return false }
+                    n += 1
+                    return true
+                }
+                guard admitted else { return channel.close() }
+                channel.closeFuture.whenComplete { [self] _ in connections.withLockedValue { $0 -= 1 } }
+                return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
+                    channel.pipeline.addHandler(RequestHandler(server: self))
+                }
+            }
+            .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        let channel = try bootstrap.bind(host: options.host, port: options.port).wait()
+        return channel.localAddress?.port ?? options.port
+    }
+}
+
+/// One connection's requests. Each answer closes the connection (a page loads a handful of
+/// files), except the event stream, which stays open.
+final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let server: WebServer
+    var head: HTTPRequestHead?
+    var refused = false
+    var stream: StreamClient?
+
+    init(server: WebServer) { self.server = server }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            let limits = server.options.limits
+            let headBytes = head.uri.utf8.count + head.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+            if head.headers.count > limits.requestHeaders {
+                refuse(context, .requestHeaderFieldsTooLarge, "more than \(limits.requestHeaders) header lines")
+            } else if headBytes > limits.requestHeadBytes {
+                refuse(context, .requestHeaderFieldsTooLarge, "the request's head is \(headBytes) bytes, more than \(limits.requestHeadBytes)")
+            } else if head.method != .GET && head.method != .HEAD {
+                refuse(context, .methodNotAllowed, "read-only: GET and HEAD only")
+            } else if let length = head.headers.first(name: "content-length").flatMap({ Int($0) }), length > limits.requestBodyBytes {
+                refuse(context, .payloadTooLarge, "a request body of \(length) bytes; at most \(limits.requestBodyBytes)")
+            } else if head.headers.contains(name: "transfer-encoding") {
+                refuse(context, .payloadTooLarge, "a request body; at most \(limits.requestBodyBytes) bytes")
+            }
+        case .body(let body):
+            if !refused, body.readableBytes > server.options.limits.requestBodyBytes {
+                refuse(context, .payloadTooLarge, "a request body; at most \(server.options.limits.requestBodyBytes) bytes")
+            }
+        case .end:
+            guard !refused, let head else { return }
+            route(context, head)
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { stream?.flush() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let stream { server.hub.remove(stream) }
+        context.fireChannelInactive()
+    }
+
+    func refuse(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ why: String) {
+        guard !refused else { return }
+        refused = true
+        respond(context, status, "text/plain; charset=utf-8", Array((why + "\n").utf8))
+    }
+
+    func respond(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ type: String, _ bytes: [UInt8], extra: [(String, String)] = []) {
+        var headers = HTTPHeaders(Self.securityHeaders + extra)
+        headers.add(name: "Content-Type", value: type)
+        headers.add(name: "Content-Length", value: String(bytes.count))
+        headers.add(name: "Connection", value: "close")
+        headers.add(name: "Cache-Control", value: "no-store")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        if head?.method != .HEAD {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))), promise: nil)
+        }
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// Scripts and styles only from this server; nothing framed, no plugins: the page draws
+    /// scene strings with textContent and canvas, and this stops anything that slipped.
+    static let securityHeaders: [(String, String)] = [
+        ("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+    ]
+
+    func route(_ context: ChannelHandlerContext, _ head: HTTPRequestHead) {
+        let (path, query) = Self.split(head.uri)
+        guard let parts = Self.segments(path) else { return respond(context, .badRequest, "text/plain", Array("bad path\n".utf8)) }
+        if let file = WebFiles.files[path] { return respond(context, .ok, file.type, file.bytes) }
+        switch parts.first {
+        case "events" where parts.count == 1:
+            openStream(context)
+        case "scene" where parts.count == 1:
+            // The default scene (replays and an idle page): its URL and the default size.
+            do {
+                let n = try server.scenes.register(path: server.options.defaultScene)
+                let body: JSONValue = .object(["scene": .string("/scenes/\(n)/"), "width": .int(Int64(server.options.width)), "height": .int(Int64(server.options.height))])
+                respond(context, .ok, "application/json", Array(JSONWriter.string(body, sortedKeys: true).utf8))
+            } catch {
+                respond(context, .internalServerError, "text/plain; charset=utf-8", Array((error.description + "\n").utf8))
+            }
+        case "scenes" where parts.count >= 3:
+            guard let n = Int(parts[1]), let document = server.scenes.document(n) else { return notFound(context) }
+            if parts.count == 3 && parts[2] == "scene.json" {
+                let width = query["width"].flatMap { Int($0) } ?? server.options.width
+                let height = query["height"].flatMap { Int($0) } ?? server.options.height
+                guard (1...8192).contains(width), (1...8192).contains(height) else {
+                    return respond(context, .badRequest, "text/plain", Array("width and height must be 1…8192\n".utf8))
+                }
+                do {
+                    let json = try document.resolved(width: width, height: height, assetBase: "/scenes/\(n)/assets/")
+                    respond(context, .ok, "application/json", Array(JSONWriter.string(json, sortedKeys: true).utf8))
+                } catch {
+                    respond(context, .internalServerError, "text/plain; charset=utf-8", Array((error.description + "\n").utf8))
+                }
+            } else if parts[2] == "assets", parts.count > 3 {
+                // Only assets the scene names, inside its directory (docs/scene.md's rule).
+                let name = parts[3...].joined(separator: "/")
+                guard let file = document.assetFile(name),
+                      let bytes = try? readRegularFile(file, limit: 8 * 1024 * 1024, { WebError($0) }) else { return notFound(context) }
+                respond(context, .ok, name.hasSuffix(".svg") ? "image/svg+xml" : name.hasSuffix(".png") ? "image/png" : "application/octet-stream", bytes)
+            } else {
+                notFound(context)
+            }
+        case "replays" where parts.count == 2:
+            guard let directory = server.options.replays, !parts[1].hasPrefix("."),
+                  let file = SceneDocumentPaths.inside(directory, parts[1]),
+                  let bytes = try? readRegularFile(file, limit: server.options.limits.replayBytes, { WebError($0) }) else { return notFound(context) }
+            respond(context, .ok, "application/x-ndjson", bytes)
+        default:
+            notFound(context)
+        }
+    }
+
+    func notFound(_ context: ChannelHandlerContext) {
+        respond(context, .notFound, "text/plain; charset=utf-8", Array("not found\n".utf8))
+    }
+
+    func openStream(_ context: ChannelHandlerContext) {
+        let client = StreamClient(channel: context.channel, limit: server.options.limits.streamBacklogBytes)
+        guard server.hub.add(client) else {
+            return respond(context, .serviceUnavailable, "text/plain; charset=utf-8",
+                           Array("more than \(server.options.limits.streamClients) streams at once\n".utf8))
+        }
+        stream = client
+        var headers = HTTPHeaders(Self.securityHeaders)
+        headers.add(name: "Content-Type", value: "text/event-stream")
+        headers.add(name: "Cache-Control", value: "no-store")
+        context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+        client.flush()
+    }
+
+    static func split(_ uri: String) -> (String, [String: String]) {
+        guard let q = uri.firstIndex(of: "?") else { return (uri, [:]) }
+        var query: [String: String] = [:]
+        for pair in uri[uri.index(after: q)...].split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            query[String(kv[0])] = kv.count > 1 ? String(kv[1]) : ""
+        }
+        return (String(uri[..<q]), query)
+    }
+
+    /// The path's segments, percent-decoded; nil for anything that could leave a directory
+    /// (`..`, `.`, empty segments, a NUL, a decoded `/` or `\`).
+    static func segments(_ path: String) -> [String]? {
+        guard path.hasPrefix("/") else { return nil }
+        if path == "/" { return [] }
+        var result: [String] = []
+        for raw in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            guard let s = percentDecoded(raw), !s.isEmpty, s != ".", s != "..",
+                  !s.contains("/"), !s.contains("\\"), !s.utf8.contains(0) else { return nil }
+            result.append(s)
+        }
+        return result
+    }
+
+    static func percentDecoded(_ s: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var i = s.utf8.startIndex
+        let u = s.utf8
+        while i < u.endIndex {
+            if u[i] == UInt8(ascii: "%") {
+                let a = u.index(after: i)
+                guard a < u.endIndex, u.index(after: a) < u.endIndex,
+                      let v = UInt8(String(decoding: u[a...u.index(after: a)], as: UTF8.self), radix: 16) else { return nil }
+                bytes.append(v)
+                i = u.index(a, offsetBy: 2)
+            } else {
+                bytes.append(u[i])
+                i = u.index(after: i)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+enum SceneDocumentPaths {
+    /// `directory/name` when it resolves (links followed) inside `directory`.
+    static func inside(_ directory: String, _ name: String) -> String? {
+        guard let dir = realpath(directory, nil) else { return nil }
+        defer { free(dir) }
+        guard let file = realpath(directory + "/" + name, nil) else { return nil }
+        defer { free(file) }
+        let d = String(cString: dir), f = String(cString: file)
+        return f.hasPrefix(d == "/" ? "/" : d + "/") ? f : nil
+    }
+}

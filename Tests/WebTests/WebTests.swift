@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CurtainTestKit
+import CurtainWeb
+import Foundation
+import Testing
+
+/// The stream's queue: a stalled browser gets the newest frame, and is dropped (not buffered
+/// without end) when its pending events pass the limit.
+@Suite struct StreamQueueTests {
+    @Test func framesCoalesceToTheNewestAndNeverOvertakeEvents() {
+        var q = StreamQueue(limit: 100)
+        #expect(q.offer(frame: Array(repeating: 1, count: 10), launch: 1) == .queued)
+        #expect(q.offer(frame: Array(repeating: 2, count: 10), launch: 1) == .coalesced)
+        #expect(q.offer(event: Array(repeating: 3, count: 10)) == .queued)
+        #expect(q.offer(frame: Array(repeating: 4, count: 10), launch: 1) == .queued)   // after the event: kept apart
+        #expect(q.offer(frame: Array(repeating: 5, count: 10), launch: 1) == .coalesced)
+        #expect(q.count == 3 && q.pendingBytes == 30)
+        #expect(q.take() == Array(repeating: 2, count: 10))
+        #expect(q.take() == Array(repeating: 3, count: 10))
+        #expect(q.take() == Array(repeating: 5, count: 10))
+        #expect(q.take() == nil && q.pendingBytes == 0)
+    }
+
+    @Test func theLimitIsPendingBytes() {
+        var q = StreamQueue(limit: 100)
+        #expect(q.offer(event: Array(repeating: 0, count: 60)) == .queued)
+        #expect(q.offer(event: Array(repeating: 0, count: 40)) == .queued)    // at the limit
+        #expect(q.offer(event: [0]) == .overflow)                              // one past
+        #expect(q.offer(frame: [0], launch: 1) == .overflow)
+        _ = q.take()
+        #expect(q.offer(frame: Array(repeating: 0, count: 60), launch: 1) == .queued)
+        #expect(q.offer(frame: Array(repeating: 0, count: 61), launch: 1) == .overflow)   // a bigger frame past the limit
+    }
+}
+
+/// curtain-web as a process: HTTP limits at their boundaries, traversal refused, the page's
+/// JavaScript unit tests (node --test), and the page in Chromium (browser_test.py).
+@Suite(.serialized) struct WebServerTests {
+    static func server(_ extra: [String] = []) async throws -> (TestProcess, port: Int) {
+        let process = try await TestProcess(TestEnvironment.product("curtain-web"),
+                                            ["--socket", "/nonexistent/curtain.sock", "--listen", "127.0.0.1:0"] + extra)
+        #expect(await process.waitFor("serving http://", within: 10), "\(process.output)")
+        let port = Int(process.output.split(separator: ":").last!.filter(\.isNumber))!
+        return (process, port)
+    }
+
+    /// Sends `request` raw and returns what the server answered until it closed (or, with
+    /// `headOnly`, the response head), within 5 s; the socket is returned open for streams.
+    static func send(_ port: Int, _ request: String, headOnly: Bool = false) -> (String, Int32) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var tv = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let ok = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard ok == 0 else { close(fd); return ("connect failed", -1) }
+        let bytes = Array(request.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            answer += buffer[0..<n]
+            if headOnly, answer.count >= 4, String(decoding: answer, as: UTF8.self).contains("\r\n\r\n") { break }
+        }
+        if !headOnly { close(fd) }
+        return (String(decoding: answer, as: UTF8.self), headOnly ? fd : -1)
+    }
+
+    static func status(_ answer: String) -> Int { Int(answer.split(separator: " ").dropFirst().first ?? "") ?? 0 }
+
+    @Test(.timeLimit(.minutes(1))) func limitsAtTheBoundary() async throws {
+        let (web, port) = try await Self.server(["--max-clients", "2"])
+        defer { web.signal(SIGKILL) }
+        let answers = await offload { () -> [String: Int] in
+            var r: [String: Int] = [:]
+            // The head: target + header names and values, 8192 bytes at most ("/" 1 + "Host" "x" 5 + "X-Pad" 5 + n).
+            let pad = { (n: Int) in "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: \(String(repeating: "a", count: n))\r\n\r\n" }
+            r["head at limit"] = status(send(port, pad(8192 - 11)).0)
+            r["head one past"] = status(send(port, pad(8192 - 10)).0)
+            let headers = { (n: Int) in "GET / HTTP/1.1\r\nHost: x\r\n" + (1..<n).map { "X-\($0): v\r\n" }.joined() + "\r\n" }
+            r["64 headers"] = status(send(port, headers(64)).0)
+            r["65 headers"] = status(send(port, headers(65)).0)
+            r["a body"] = status(send(port, "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx").0)
+            r["POST"] = status(send(port, "POST /events HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").0)
+            // Streams: two at once, a third refused; one closed, a third admitted.
+            let (first, fd1) = send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n", headOnly: true)
+            let (second, fd2) = send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n", headOnly: true)
+            r["stream 1"] = status(first)
+            r["stream 2"] = status(second)
+            r["stream 3"] = status(send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n").0)
+            close(fd1)
+            var admitted = 0
+            for _ in 0..<50 where admitted != 200 {   // the server sees the close asynchronously: bounded retries
+                let (again, fd3) = send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n", headOnly: true)
+                admitted = status(again)
+                if fd3 >= 0 { close(fd3) }
+                if admitted != 200 { usleep(20_000) }
+            }
+            r["stream after a close"] = admitted
+            close(fd2)
+            // Assets: only those the scene names, inside its directory.
+            let get = { (path: String) in status(send(port, "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n").0) }
+            r["asset"] = get("/scenes/0/assets/logo.svg")
+            r["scene json"] = get("/scenes/0/scene.json?width=375&height=667")
+            r["not an asset"] = get("/scenes/0/assets/yula.scene.json")
+            r["dot dot"] = get("/scenes/0/assets/../../../../etc/passwd")
+            r["encoded dot dot"] = get("/scenes/0/assets/%2e%2e/%2e%2e/etc/passwd")
+            r["encoded slash"] = get("/scenes/0/assets/..%2f..%2fetc%2fpasswd")
+            r["replays off"] = get("/replays/x")
+            return r
+        }
+        #expect(answers == [
+            "head at limit": 200, "head one past": 431, "64 headers": 200, "65 headers": 431, "a body": 413, "POST": 405,
+            "stream 1": 200, "stream 2": 200, "stream 3": 503, "stream after a close": 200,
+            "asset": 200, "scene json": 200, "not an asset": 404, "dot dot": 400, "encoded dot dot": 400, "encoded slash": 400, "replays off": 404,
+        ], "\(web.output)")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anAssetLinkedOutOfTheScenesDirectoryIsRefused() async throws {
+        let directory = TestEnvironment.temporaryDirectory("web-scene")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let scene = TestEnvironment.repository.appendingPathComponent("scenes/yula/yula.scene.json")
+        try FileManager.default.copyItem(at: scene, to: directory.appendingPathComponent("s.scene.json"))
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("logo.svg").path, withDestinationPath: "/etc/hostname")
+        let (web, port) = try await Self.server(["--scene", directory.appendingPathComponent("s.scene.json").path])
+        defer { web.signal(SIGKILL) }
+        let answer = await offload { send(port, "GET /scenes/0/assets/logo.svg HTTP/1.1\r\nHost: x\r\n\r\n").0 }
+        #expect(Self.status(answer) == 404, "\(answer)")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func theMappingsUnitTests() async throws {
+        let r = try await TestProcess.run("/usr/bin/node", ["--test", TestEnvironment.repository.appendingPathComponent("Tests/WebTests/js").path])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+    }
+
+    @Test(.timeLimit(.minutes(3))) func thePageInChromium() async throws {
+        let work = TestEnvironment.temporaryDirectory("web-browser")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let bin = URL(fileURLWithPath: TestEnvironment.product("curtain-web")).deletingLastPathComponent().path
+        let python = TestEnvironment.repository.appendingPathComponent(".venv/bin/python").path
+        let script = TestEnvironment.repository.appendingPathComponent("Tests/WebTests/browser_test.py").path
+        let r = try await TestProcess.run(python, [script, bin, TestEnvironment.repository.path, work.path], within: 150)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+    }
+}

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""curtain-web in a real browser (Debian's chromium-headless-shell through Playwright).
+
+Run by Tests/WebTests/BrowserTests.swift (so `swift test` and `make test` run it):
+  browser_test.py BIN_DIR REPO_DIR WORK_DIR
+Starts curtaind (with curtain-demo-app, a 375x667 display) and curtain-web on temporary
+sockets, then:
+  1. live: a launch streamed to the page until the status strip says `revealed`;
+  2. restart: curtaind stopped and started again; the page says so, then shows a new launch;
+  3. pixels: the recorded launch (`curtainctl launch --follow --frames --json short`) replayed
+     on the page frame by frame, each screenshot compared with `curtainctl render --events`'s
+     PNG of the same frame: flat regions (the reference's 5x5 neighbourhood uniform) exact,
+     every other pixel within 24/255 per channel;
+  4. hostile: a scene and a replay full of markup and script; nothing runs, nothing is parsed.
+Every wait is on an event or a page condition, bounded. Exit status 0 when all pass.
+"""
+import json, os, signal, socket, struct, subprocess, sys, zlib
+
+from playwright.sync_api import sync_playwright
+
+BIN, REPO, WORK = sys.argv[1:4]
+CHROMIUM = os.environ.get("CURTAIN_CHROMIUM", "/usr/bin/chromium-headless-shell")
+TOLERANCE = 24
+processes = []
+
+
+def start(args, env=None, **kw):
+    p = subprocess.Popen(args, env={**os.environ, **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+    processes.append(p)
+    return p
+
+
+def stop(p):
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def curtaind(config, sock):
+    """curtaind started and READY=1 received on our notify socket (bounded)."""
+    notify_path = os.path.join(WORK, "notify-%d" % len(processes))
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(notify_path)
+    notify.settimeout(20)
+    p = start([BIN + "/curtaind", "--config", config, "--socket", sock], {"NOTIFY_SOCKET": notify_path})
+    try:
+        while b"READY=1" not in notify.recv(4096):
+            pass
+    finally:
+        notify.close()
+        os.unlink(notify_path)
+    return p
+
+
+def png_pixels(data):
+    """An 8-bit RGB or RGBA, non-interlaced PNG → (width, height, rows of RGB tuples)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and colour in (2, 6) and interlace == 0, (depth, colour, interlace)
+            channels = 4 if colour == 6 else 3
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows, previous = [], bytearray(stride)
+    for y in range(height):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - channels] if i >= channels else 0
+            b = previous[i]
+            c = previous[i - channels] if i >= channels else 0
+            if f == 1: line[i] = (line[i] + a) & 255
+            elif f == 2: line[i] = (line[i] + b) & 255
+            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[x * channels:x * channels + 3]) for x in range(width)])
+        previous = line
+    return width, height, rows
+
+
+def compare(reference, actual, name):
+    """Flat regions exact, edges within TOLERANCE; returns a failure message or None."""
+    w, h, ref = reference
+    w2, h2, act = actual
+    if (w, h) != (w2, h2):
+        return "%s: size %dx%d, expected %dx%d" % (name, w2, h2, w, h)
+    flat_bad = edge_bad = flat = 0
+    worst = (0, None)
+    for y in range(h):
+        for x in range(w):
+            r, a = ref[y][x], act[y][x]
+            d = max(abs(r[i] - a[i]) for i in range(3))
+            uniform = all(ref[yy][xx] == r for yy in range(max(0, y - 2), min(h, y + 3)) for xx in range(max(0, x - 2), min(w, x + 3)))
+            if uniform:
+                flat += 1
+                if d != 0:
+                    flat_bad += 1
+                    if d > worst[0]: worst = (d, (x, y, r, a, "flat"))
+            elif d > TOLERANCE:
+                edge_bad += 1
+                if d > worst[0]: worst = (d, (x, y, r, a, "edge"))
+    print("  %s: %d flat pixels, %d differ; %d edge pixels beyond %d/255; worst %s" % (name, flat, flat_bad, edge_bad, TOLERANCE, worst))
+    if flat_bad or edge_bad:
+        return "%s: %d flat pixels differ, %d edge pixels beyond %d/255 (worst %s)" % (name, flat_bad, edge_bad, TOLERANCE, worst)
+    return None
+
+
+def main():
+    failures = []
+    config = os.path.join(WORK, "curtain.toml")
+    shipped = open(os.path.join(REPO, "config/curtain.toml")).read()
+    text = (shipped.replace("/usr/bin/curtain-demo-app", BIN + "/curtain-demo-app")
+            .replace('notify_socket = "/run/curtain/notify"', 'notify_socket = "%s/notify-apps"' % WORK)
+            .replace("width = 1920", "width = 375").replace("height = 1080", "height = 667"))
+    open(config, "w").write(text)
+    sock = os.path.join(WORK, "launcher")
+    replays = os.path.join(WORK, "replays")
+    os.mkdir(replays)
+    daemon = curtaind(config, sock)
+    web = start([BIN + "/curtain-web", "--socket", sock, "--listen", "127.0.0.1:0", "--size", "375x667", "--replays", replays])
+    line = web.stdout.readline().decode()
+    assert "serving http://" in line, line
+    url = line.split("serving ")[1].strip().rstrip("/")
+    print("curtain-web at", url)
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--force-color-profile=srgb", "--font-render-hinting=none"])
+        page = browser.new_page(viewport={"width": 375, "height": 667}, device_scale_factor=1)
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+
+        # 1. live: a launch streamed to the page until revealed.
+        page.goto(url + "/?width=375&height=667")
+        page.wait_for_function("window.curtain && window.curtain.daemon && window.curtain.daemon.connected", timeout=10000)
+        recording = os.path.join(replays, "launch.jsonl")
+        with open(recording, "w") as out:
+            r = subprocess.run([BIN + "/curtainctl", "launch", "--normal", "shop", "--follow", "--frames", "--json", "short"],
+                               env={**os.environ, "CURTAIN_SOCKET": sock}, stdout=out, timeout=30)
+        assert r.returncode == 0, "the launch was not revealed"
+        launch = json.loads(open(recording).readline())["launch"]
+        page.wait_for_function("document.getElementById('state').textContent === 'revealed' && "
+                               "document.getElementById('launch').textContent === 'launch %d'" % launch, timeout=10000)
+        frames = page.evaluate("window.curtain.frames")
+        drawn = page.evaluate("window.curtain.drawn")
+        print("  live: launch %d revealed on the page after %d frames (%d drawn)" % (launch, frames, drawn))
+        if frames == 0 or drawn == 0:
+            failures.append("live: no frames reached the page")
+        if page.text_content("#destination") != "shop/home":
+            failures.append("live: destination %r" % page.text_content("#destination"))
+
+        # 2. curtaind restarts: the page says so and follows the new daemon's launches.
+        stop(daemon)
+        page.wait_for_function("window.curtain.daemon && !window.curtain.daemon.connected", timeout=10000)
+        daemon = curtaind(config, sock)
+        page.wait_for_function("window.curtain.daemon.connected", timeout=10000)
+        r = subprocess.run([BIN + "/curtainctl", "launch", "--normal", "shop", "--follow", "--json", "short"],
+                           env={**os.environ, "CURTAIN_SOCKET": sock}, capture_output=True, timeout=30)
+        assert r.returncode == 0, r
+        second = json.loads(r.stdout.decode().splitlines()[0])["launch"]
+        page.wait_for_function("document.getElementById('state').textContent === 'revealed' && "
+                               "window.curtain.current === %d" % second, timeout=10000)
+        print("  restart: the page followed launch %d of the restarted curtaind" % second)
+
+        # 3. pixels: chosen frames replayed on the page against curtainctl render's PNGs.
+        events = [json.loads(l) for l in open(recording) if l.strip()]
+        frame_events = [e for e in events if e["kind"] == "frame"]
+        wanted = sorted({0, len(frame_events) // 3, len(frame_events) // 2, (2 * len(frame_events)) // 3, len(frame_events) - 1})
+        wanted += [i for i, e in enumerate(frame_events) if e.get("transition") == "reveal"][:1]
+        reveal = [i for i, e in enumerate(frame_events) if e.get("transition") == "reveal"]
+        if reveal:
+            wanted += [reveal[len(reveal) // 4], reveal[len(reveal) // 2]]
+        wanted = sorted(set(wanted))
+        chosen = [frame_events[i] for i in wanted]
+        trimmed = os.path.join(replays, "chosen.jsonl")
+        with open(trimmed, "w") as out:
+            for e in events:
+                if e["kind"] != "frame" or e in chosen:
+                    out.write(json.dumps(e) + "\n")
+        pngs = os.path.join(WORK, "pngs")
+        r = subprocess.run([BIN + "/curtainctl", "render", "--events", trimmed, "--size", "375x667", "--destination", "#2ecc71", "--out", pngs],
+                           capture_output=True, timeout=60)
+        assert r.returncode == 0, r
+        files = r.stdout.decode().split()
+        for k, file in enumerate(files):
+            page.goto(url + "/?replay=/replays/chosen.jsonl&frame=%d&width=375&height=667&bare=1" % k)
+            page.wait_for_function("window.curtain && window.curtain.ready === true", timeout=10000)
+            shot = page.locator("#overlay").screenshot()
+            failure = compare(png_pixels(open(file, "rb").read()), png_pixels(shot),
+                              "frame %d (%s %.3f)" % (wanted[k], chosen[k].get("transition"), chosen[k].get("progress", 0)))
+            if failure:
+                failures.append(failure)
+                open(os.path.join(WORK, "page-%d.png" % k), "wb").write(shot)
+
+        # 4. hostile strings: a scene's text and a replay's destination are text, never markup.
+        hostile = os.path.join(WORK, "hostile")
+        os.mkdir(hostile)
+        payload = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>'
+        scene = json.load(open(os.path.join(REPO, "scenes/yula/yula.scene.json")))
+        scene["layers"][0]["sublayers"][0]["variants"] = [payload]
+        scene["layers"][0]["id"] = "<b>x</b>"
+        scene["name"] = payload
+        import shutil
+        shutil.copy(os.path.join(REPO, "scenes/yula/logo.svg"), hostile)
+        json.dump(scene, open(os.path.join(hostile, "h.scene.json"), "w"))
+        with open(os.path.join(replays, "hostile.jsonl"), "w") as out:
+            out.write(json.dumps({"kind": "destination", "launch": 1, "time": 0, "destination": {"app": payload, "screen": "</span><script>window.pwned=3</script>"}}) + "\n")
+            out.write(json.dumps({"kind": "state", "launch": 1, "time": 0, "to": payload}) + "\n")
+            out.write(json.dumps({"kind": "frame", "launch": 1, "time": 0.1, "values": {"<b>x</b>.opacity": [1]}, "transition": "reveal", "progress": 0.5}) + "\n")
+        stop(web)
+        web = start([BIN + "/curtain-web", "--socket", sock, "--listen", "127.0.0.1:0", "--size", "375x667", "--replays", replays,
+                     "--scene", os.path.join(hostile, "h.scene.json")])
+        url = web.stdout.readline().decode().split("serving ")[1].strip().rstrip("/")
+        page.goto(url + "/?replay=/replays/hostile.jsonl&frame=0")
+        page.wait_for_function("window.curtain && window.curtain.ready === true", timeout=10000)
+        result = page.evaluate("""() => ({pwned: window.pwned, images: document.images.length, scripts: document.scripts.length,
+            bold: document.querySelectorAll('b').length, destination: document.getElementById('destination').textContent,
+            state: document.getElementById('state').textContent})""")
+        print("  hostile:", result)
+        expected = {"pwned": None, "images": 0, "scripts": 1, "bold": 0,
+                    "destination": payload + "/</span><script>window.pwned=3</script>", "state": payload}
+        if result != expected:
+            failures.append("hostile: %r, expected %r" % (result, expected))
+        if errors:
+            failures.append("page errors: %r" % errors)
+        browser.close()
+    return failures
+
+
+if __name__ == "__main__":
+    try:
+        failures = main()
+    finally:
+        for p in processes:
+            stop(p)
+    for f in failures:
+        print("FAIL:", f)
+    print("browser tests:", "failed" if failures else "passed")
+    sys.exit(1 if failures else 0)
