@@ -81,31 +81,31 @@ import Testing
             var r: [String: Int] = [:]
             // The head: target + header names and values, 8192 bytes at most ("/" 1 + "Host" "x" 5 + "X-Pad" 5 + n).
             let pad = { (n: Int) in "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: \(String(repeating: "a", count: n))\r\n\r\n" }
-            r["head at limit"] = status(send(port, pad(8192 - 11)).0)
-            r["head one past"] = status(send(port, pad(8192 - 10)).0)
+            r["head at limit"] = Self.status(Self.send(port, pad(8192 - 11)).0)
+            r["head one past"] = Self.status(Self.send(port, pad(8192 - 10)).0)
             let headers = { (n: Int) in "GET / HTTP/1.1\r\nHost: x\r\n" + (1..<n).map { "X-\($0): v\r\n" }.joined() + "\r\n" }
-            r["64 headers"] = status(send(port, headers(64)).0)
-            r["65 headers"] = status(send(port, headers(65)).0)
-            r["a body"] = status(send(port, "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx").0)
-            r["POST"] = status(send(port, "POST /events HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").0)
+            r["64 headers"] = Self.status(Self.send(port, headers(64)).0)
+            r["65 headers"] = Self.status(Self.send(port, headers(65)).0)
+            r["a body"] = Self.status(Self.send(port, "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx").0)
+            r["POST"] = Self.status(Self.send(port, "POST /events HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").0)
             // Streams: two at once, a third refused; one closed, a third admitted.
-            let (first, fd1) = send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n", headOnly: true)
-            let (second, fd2) = send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n", headOnly: true)
-            r["stream 1"] = status(first)
-            r["stream 2"] = status(second)
-            r["stream 3"] = status(send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n").0)
+            let (first, fd1) = Self.send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n", headOnly: true)
+            let (second, fd2) = Self.send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n", headOnly: true)
+            r["stream 1"] = Self.status(first)
+            r["stream 2"] = Self.status(second)
+            r["stream 3"] = Self.status(Self.send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n").0)
             close(fd1)
             var admitted = 0
             for _ in 0..<50 where admitted != 200 {   // the server sees the close asynchronously: bounded retries
-                let (again, fd3) = send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n", headOnly: true)
-                admitted = status(again)
+                let (again, fd3) = Self.send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n", headOnly: true)
+                admitted = Self.status(again)
                 if fd3 >= 0 { close(fd3) }
                 if admitted != 200 { usleep(20_000) }
             }
             r["stream after a close"] = admitted
             close(fd2)
             // Assets: only those the scene names, inside its directory.
-            let get = { (path: String) in status(send(port, "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n").0) }
+            let get = { (path: String) in Self.status(Self.send(port, "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n").0) }
             r["asset"] = get("/scenes/0/assets/logo.svg")
             r["scene json"] = get("/scenes/0/scene.json?width=375&height=667")
             r["not an asset"] = get("/scenes/0/assets/yula.scene.json")
@@ -130,7 +130,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("logo.svg").path, withDestinationPath: "/etc/hostname")
         let (web, port) = try await Self.server(["--scene", directory.appendingPathComponent("s.scene.json").path])
         defer { web.signal(SIGKILL) }
-        let answer = await offload { send(port, "GET /scenes/0/assets/logo.svg HTTP/1.1\r\nHost: x\r\n\r\n").0 }
+        let answer = await offload { Self.send(port, "GET /scenes/0/assets/logo.svg HTTP/1.1\r\nHost: x\r\n\r\n").0 }
         #expect(Self.status(answer) == 404, "\(answer)")
     }
 
@@ -146,6 +146,20 @@ import Testing
         let python = TestEnvironment.repository.appendingPathComponent(".venv/bin/python").path
         let script = TestEnvironment.repository.appendingPathComponent("Tests/WebTests/browser_test.py").path
         let r = try await TestProcess.run(python, [script, bin, TestEnvironment.repository.path, work.path], within: 150)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+    }
+
+    /// Seed 000's frames on the page against `curtainctl render`'s PNGs (flat regions exact,
+    /// edges within 24/255). Frames without text match (the revealed end exactly, mid-reveal
+    /// but for gradient pixels off by 1); frames with the splash's text do not yet.
+    @Test(.disabled("the page's text is not placed as pango places it yet (docs/web.md)"), .timeLimit(.minutes(3)))
+    func framesMatchCurtainctlRender() async throws {
+        let work = TestEnvironment.temporaryDirectory("web-pixels")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let bin = URL(fileURLWithPath: TestEnvironment.product("curtain-web")).deletingLastPathComponent().path
+        let python = TestEnvironment.repository.appendingPathComponent(".venv/bin/python").path
+        let script = TestEnvironment.repository.appendingPathComponent("Tests/WebTests/browser_test.py").path
+        let r = try await TestProcess.run(python, [script, bin, TestEnvironment.repository.path, work.path, "--pixels"], within: 150)
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
     }
 }
