@@ -4,7 +4,7 @@ SWIFT ?= swift
 VENV := .venv
 # Debian packages a fresh Debian 12 machine lacks for building and testing Curtain.
 APT_PACKAGES := libsystemd-dev systemd dbus python3-venv python3-systemd hyperfine varlink-go \
-	libcairo2-dev libpango1.0-dev librsvg2-dev libwebp-dev fonts-dejavu-core
+	libcairo2-dev libpango1.0-dev librsvg2-dev libwebp-dev fonts-dejavu-core libssl-dev
 # curtain-web's browser tests (Tests/WebTests): Playwright drives Debian's headless Chromium.
 APT_PACKAGES += chromium-headless-shell
 # Python packages for the test clients (the Varlink reference implementation).

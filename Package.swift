@@ -49,11 +49,13 @@ let package = Package(
         // recvmsg with SCM_CREDENTIALS/SCM_RIGHTS for the notify socket (CMSG_* are macros).
         .target(name: "CNotify"),
         .target(name: "Systemd", dependencies: ["CSystemd", "CNotify", .product(name: "Logging", package: "swift-log")]),
+        // libcrypto's SHA-256 (Debian's libssl-dev): the hash of a launch's scene file (GetScene).
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Composition: configuration, Varlink server, systemd integration, lifecycle.
         .target(
             name: "CurtainDaemon",
             dependencies: [
-                "CurtainConfig", "Systemd", "CNotify", "Varlink", "VarlinkNIO",
+                "CurtainConfig", "Systemd", "CNotify", "CCrypto", "Varlink", "VarlinkNIO",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -121,7 +123,7 @@ let package = Package(
         // `curtainctl render`: run by curtainctl, so that curtainctl itself never loads cairo.
         .executableTarget(
             name: "curtainctl-render",
-            dependencies: ["CurtainCore", "CurtainRender", "CurtainctlSupport", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["CurtainCore", "CurtainConfig", "CurtainRender", "CurtainctlSupport", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // curtain-web: the overlay in a browser (docs/web.md). An HTTP server (NIOHTTP1) for the
         // page (Web/, compiled in), scenes and their assets, and curtaind's Watch relayed as

@@ -78,12 +78,16 @@ public struct Configuration: Sendable {
         public var retain = true
         /// The splash shows one of this many texts, chosen at random per launch (seed 000).
         public var textVariants = 1
+        /// The scene file the overlay is drawn from (`[transitions] scene`, absolute once
+        /// loaded); nil: the reveal's shipped scene (`SceneLocator`).
+        public var scene: String?
 
-        public init(appear: TimelineDocument, reveal: TimelineDocument, retain: Bool = true, textVariants: Int = 1) {
+        public init(appear: TimelineDocument, reveal: TimelineDocument, retain: Bool = true, textVariants: Int = 1, scene: String? = nil) {
             self.appear = appear
             self.reveal = reveal
             self.retain = retain
             self.textVariants = textVariants
+            self.scene = scene
         }
     }
 
@@ -99,7 +103,7 @@ public struct Configuration: Sendable {
         guard display.reducedMotion else { return transitions }
         return Transitions(appear: Presets.document(named: Presets.reducedMotionAppear)!,
                            reveal: Presets.document(named: Presets.reducedMotionReveal)!,
-                           retain: transitions.retain, textVariants: transitions.textVariants)
+                           retain: transitions.retain, textVariants: transitions.textVariants, scene: transitions.scene)
     }
 
     public init() {}

@@ -86,10 +86,15 @@ public enum Daemon {
             logger.error("cannot open the notify socket for apps", metadata: ["curtain_socket": "\(notifyPath)", "error": "\(error)"])
             return 1
         }
+        let frameClock: FrameClock
+        do { frameClock = try FrameClock() } catch {
+            logger.error("cannot start the frame clock", metadata: ["error": "\(error)"])
+            return 1
+        }
         let origin = Mutex<Int64?>(nil)
         let driver = LaunchDriver(settings: configuration.daemon.launchSettings,
                                   fps: configuration.daemon.frameRate ?? configuration.display.refreshRate,
-                                  clock: ContinuousClock(), broadcaster: broadcaster, supervisor: supervisor, logger: logger,
+                                  clock: frameClock, broadcaster: broadcaster, supervisor: supervisor, logger: logger,
                                   onStatus: { notifier.status($0) },
                                   firstID: runtime.current.lastLaunchID + 1, interrupted: interrupted,
                                   onLaunches: { inFlight, lastID in

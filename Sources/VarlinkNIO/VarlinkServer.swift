@@ -50,6 +50,8 @@ public final class VarlinkServer: Sendable {
     }
 
     public let service: VarlinkService
+    /// listen(2)'s backlog when the server binds the socket itself.
+    public static let listenBacklog = Int32.max
     public let address: Address
     public let configuration: Configuration
     private let group: any EventLoopGroup
@@ -115,7 +117,9 @@ public final class VarlinkServer: Sendable {
             }
         }
 
-        let bootstrap = ServerBootstrap(group: group).serverChannelOption(.backlog, value: 512)
+        // As systemd's sockets (Backlog=SOMAXCONN): the kernel caps it at net.core.somaxconn, and a
+        // burst of non-blocking connects is held until the accept loop reaches it, not refused.
+        let bootstrap = ServerBootstrap(group: group).serverChannelOption(.backlog, value: VarlinkServer.listenBacklog)
         let server: NIOAsyncChannel<Connection, Never>
         var createdPath: String? = nil
         switch address {
