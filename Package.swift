@@ -126,12 +126,12 @@ let package = Package(
             dependencies: ["CurtainCore", "CurtainConfig", "CurtainRender", "CurtainctlSupport", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // curtain-web: the overlay in a browser (docs/web.md). An HTTP server (NIOHTTP1) for the
-        // page (Web/, compiled in), scenes and their assets, and curtaind's Watch relayed as
-        // Server-Sent Events.
+        // page (Web/, compiled in), scenes and their assets, text rasterised by CurtainRender
+        // (the offline renderer's pixels), and curtaind's Watch relayed as Server-Sent Events.
         .target(
             name: "CurtainWeb",
             dependencies: [
-                "CurtainCore", "CurtainctlSupport", "JSON", "Varlink",
+                "CurtainCore", "CurtainRender", "CurtainctlSupport", "JSON", "Varlink",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -24,29 +24,47 @@ public struct SceneDocument: Sendable {
 
     /// The scene for a `width` × `height` screen as the page's JSON: every number resolved,
     /// path data as absolute M/L/C/Z commands, colours as [r, g, b, a] in 0…1.
-    public func resolved(width: Int, height: Int, assetBase: String) throws(WebError) -> JSONValue {
-        let scene: Scene
-        do { scene = try Scene(json: bytes, parameters: ["screen.width": Double(width), "screen.height": Double(height)]) } catch {
-            throw WebError("\(path): \(error)")
-        }
+    /// Each text layer's text is drawn from `spriteBase`K (K counting text layers in `textLayers`'s order).
+    public func resolved(width: Int, height: Int, assetBase: String, spriteBase: String) throws(WebError) -> JSONValue {
+        let scene = try self.scene(width: width, height: height)
+        var texts = 0
         return .object([
             "name": .string(scene.name), "width": .int(Int64(width)), "height": .int(Int64(height)),
             "masks": .array(scene.maskLayerIDs.sorted().map { .string($0) }),
-            "layers": .array(scene.layers.map { Self.layer($0, assetBase) }),
+            "layers": .array(scene.layers.map { Self.layer($0, assetBase, spriteBase, &texts) }),
         ])
+    }
+
+    /// The scene for a `width` × `height` screen.
+    public func scene(width: Int, height: Int) throws(WebError) -> Scene {
+        do { return try Scene(json: bytes, parameters: ["screen.width": Double(width), "screen.height": Double(height)]) } catch {
+            throw WebError("\(path): \(error)")
+        }
+    }
+
+    /// The text layers, depth first in stacking order (the numbers of their sprite URLs).
+    public static func textLayers(_ scene: Scene) -> [SceneLayer] {
+        var result: [SceneLayer] = []
+        func walk(_ layers: [SceneLayer]) { for l in layers { if l.text != nil { result.append(l) }; walk(l.sublayers) } }
+        walk(scene.layers)
+        return result
     }
 
     static func color(_ c: Color) -> JSONValue { .array([.float(c.red), .float(c.green), .float(c.blue), .float(c.alpha)]) }
     static func point(_ p: SceneLayer.Point) -> JSONValue { .array([.float(p.x), .float(p.y)]) }
 
-    static func layer(_ l: SceneLayer, _ assetBase: String) -> JSONValue {
+    static func layer(_ l: SceneLayer, _ assetBase: String, _ spriteBase: String, _ texts: inout Int) -> JSONValue {
+        // Depth first, the layer before its sublayers: textLayers' order.
+        var sprite: String? = nil
+        if l.text != nil { sprite = spriteBase + String(texts); texts += 1 }
         var o: [String: JSONValue] = [
             "id": .string(l.id), "key": .string(l.animatedBy ?? l.id), "role": .string(l.role.rawValue),
             "bounds": .array([.float(l.bounds.x), .float(l.bounds.y), .float(l.bounds.width), .float(l.bounds.height)]),
             "position": point(l.position), "anchorPoint": point(l.anchorPoint),
             "opacity": .float(l.opacity), "hidden": .bool(l.hidden), "cornerRadius": .float(l.cornerRadius),
-            "retained": .bool(l.retained), "sublayers": .array(l.sublayers.map { layer($0, assetBase) }),
+            "retained": .bool(l.retained),
         ]
+        o["sublayers"] = .array(l.sublayers.map { layer($0, assetBase, spriteBase, &texts) })
         if let c = l.backgroundColor { o["backgroundColor"] = color(c) }
         if let g = l.gradient {
             o["gradient"] = .object(["colors": .array(g.colors.map(color)), "locations": .array(g.locations.map { .float($0) }),
@@ -70,7 +88,7 @@ public struct SceneDocument: Sendable {
         }
         if let t = l.text {
             o["text"] = .object(["variants": .array(t.variants.map { .string($0) }), "font": .string(t.font), "fontSize": .float(t.fontSize),
-                                 "color": color(t.color), "alignment": .string(t.alignment.rawValue)])
+                                 "color": color(t.color), "alignment": .string(t.alignment.rawValue), "sprite": .string(sprite ?? "")])
         }
         if let m = l.mask { o["mask"] = .object(["layer": .string(m.layer), "inverted": .bool(m.inverted)]) }
         return .object(o)

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CurtainCore
+import CurtainRender
 import JSON
 import NIOConcurrencyHelpers
 import NIOCore
@@ -43,12 +45,14 @@ public final class WebServer: Sendable {
     let hub: Hub
     let scenes: SceneRegistry
     let connections = NIOLockedValueBox(0)
+    let sprites: SpriteCache
     let group: MultiThreadedEventLoopGroup
 
     public init(options: Options, hub: Hub, scenes: SceneRegistry) {
         self.options = options
         self.hub = hub
         self.scenes = scenes
+        sprites = SpriteCache(limit: options.limits.textSprites)
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
 
@@ -178,11 +182,13 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
                     return respond(context, .badRequest, "text/plain", Array("width and height must be 1…8192\n".utf8))
                 }
                 do {
-                    let json = try document.resolved(width: width, height: height, assetBase: "/scenes/\(n)/assets/")
+                    let json = try document.resolved(width: width, height: height, assetBase: "/scenes/\(n)/assets/", spriteBase: "/scenes/\(n)/text/")
                     respond(context, .ok, "application/json", Array(JSONWriter.string(json, sortedKeys: true).utf8))
                 } catch {
                     respond(context, .internalServerError, "text/plain; charset=utf-8", Array((error.description + "\n").utf8))
                 }
+            } else if parts[2] == "text", parts.count == 4, let k = Int(parts[3]), k >= 0 {
+                textSprite(context, n, document, k, query)
             } else if parts[2] == "assets", parts.count > 3 {
                 // Only assets the scene names, inside its directory (docs/scene.md's rule).
                 let name = parts[3...].joined(separator: "/")
@@ -200,6 +206,49 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
         default:
             notFound(context)
         }
+    }
+
+    /// `/scenes/N/text/K?width=W&height=H&variant=V&bounds=x,y,w,h&matrix=a,b,c,d,tx,ty&clip=w,h`:
+    /// text layer K's text rasterised by CurtainRender under the page's device matrix, as a PNG
+    /// whose top-left device pixel and size are in `X-Curtain-Sprite` (204: nothing within the clip).
+    func textSprite(_ context: ChannelHandlerContext, _ n: Int, _ document: SceneDocument, _ k: Int, _ query: [String: String]) {
+        func numbers(_ key: String, _ count: Int) -> [Double]? {
+            guard let parts = query[key]?.split(separator: ",", omittingEmptySubsequences: false), parts.count == count else { return nil }
+            let values = parts.compactMap { Double($0) }.filter(\.isFinite)
+            return values.count == count ? values : nil
+        }
+        let width = query["width"].flatMap { Int($0) } ?? server.options.width
+        let height = query["height"].flatMap { Int($0) } ?? server.options.height
+        guard (1...8192).contains(width), (1...8192).contains(height),
+              let variant = query["variant"].flatMap({ Int($0) }), (0...1_000_000).contains(variant),
+              let b = numbers("bounds", 4), let m = numbers("matrix", 6),
+              let clip = numbers("clip", 2), (1...8192).contains(clip[0]), (1...8192).contains(clip[1]),
+              b[2] >= 0, b[3] >= 0, b.allSatisfy({ abs($0) <= 1e6 }) else {
+            return respond(context, .badRequest, "text/plain", Array("a text sprite needs width, height (1…8192), variant, bounds=x,y,w,h, matrix=a,b,c,d,tx,ty and clip=w,h (1…8192), finite\n".utf8))
+        }
+        let key = "\(n) \(document.path) \(width) \(height) \(k) \(variant) \(b) \(m) \(clip)"
+        let answer: TextSprite?
+        if let cached = server.sprites.get(key) {
+            answer = cached
+        } else {
+            let scene: Scene
+            do { scene = try document.scene(width: width, height: height) } catch {
+                return respond(context, .internalServerError, "text/plain; charset=utf-8", Array((error.description + "\n").utf8))
+            }
+            let layers = SceneDocument.textLayers(scene)
+            guard k < layers.count, let text = layers[k].text else { return notFound(context) }
+            do {
+                answer = try TextSprite.render(text, bounds: .init(x: b[0], y: b[1], width: b[2], height: b[3]), variant: variant,
+                                               matrix: (m[0], m[1], m[2], m[3], m[4], m[5]),
+                                               clip: PixelRect(x: 0, y: 0, width: Int(clip[0]), height: Int(clip[1])),
+                                               maximumPixels: server.options.limits.textSpritePixels)
+            } catch {
+                return respond(context, .payloadTooLarge, "text/plain; charset=utf-8", Array((error.description + "\n").utf8))
+            }
+            server.sprites.put(key, answer)
+        }
+        guard let sprite = answer else { return respond(context, .noContent, "image/png", []) }
+        respond(context, .ok, "image/png", sprite.png, extra: [("X-Curtain-Sprite", "\(sprite.x) \(sprite.y) \(sprite.width) \(sprite.height)")])
     }
 
     func notFound(_ context: ChannelHandlerContext) {
@@ -273,5 +322,34 @@ enum SceneDocumentPaths {
         defer { free(file) }
         let d = String(cString: dir), f = String(cString: file)
         return f.hasPrefix(d == "/" ? "/" : d + "/") ? f : nil
+    }
+}
+
+/// Text sprites by their request, at most `limit` (the least recently used dropped first).
+final class SpriteCache: Sendable {
+    let state = NIOLockedValueBox<(tick: Int, entries: [String: (used: Int, sprite: TextSprite?)])>((0, [:]))
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    var count: Int { state.withLockedValue { $0.entries.count } }
+
+    func get(_ key: String) -> TextSprite?? {
+        state.withLockedValue { s in
+            guard let entry = s.entries[key] else { return nil }
+            s.tick += 1
+            s.entries[key] = (s.tick, entry.sprite)
+            return .some(entry.sprite)
+        }
+    }
+
+    func put(_ key: String, _ sprite: TextSprite?) {
+        state.withLockedValue { s in
+            s.tick += 1
+            s.entries[key] = (s.tick, sprite)
+            if s.entries.count > limit, let oldest = s.entries.min(by: { $0.value.used < $1.value.used })?.key {
+                s.entries.removeValue(forKey: oldest)
+            }
+        }
     }
 }

@@ -113,12 +113,25 @@ import Testing
             r["encoded dot dot"] = get("/scenes/0/assets/%2e%2e/%2e%2e/etc/passwd")
             r["encoded slash"] = get("/scenes/0/assets/..%2f..%2fetc%2fpasswd")
             r["replays off"] = get("/replays/x")
+            // Text sprites: well-formed requests only; at most WebLimits.textSpritePixels (2048×2048)
+            // pixels: text scaled 200 times covers the whole clip, at the limit and one past.
+            let sprite = { (matrix: String, clip: String, layer: Int) in
+                get("/scenes/0/text/\(layer)?width=375&height=667&variant=0&bounds=0,0,327,60&matrix=\(matrix)&clip=\(clip)")
+            }
+            r["sprite"] = sprite("1,0,0,1,24,403.5", "375,667", 1)
+            r["sprite off the clip"] = get("/scenes/0/text/1?width=375&height=667&variant=0&bounds=0,0,327,60&matrix=1,0,0,1,-900,0&clip=375,667")
+            r["sprite no such layer"] = sprite("1,0,0,1,24,403.5", "375,667", 2)
+            r["sprite bad matrix"] = sprite("1,0,0,nan,24,403.5", "375,667", 1)
+            r["sprite at the pixel limit"] = sprite("200,0,0,200,-24800,-1000", "2048,2048", 1)
+            r["sprite one past"] = sprite("200,0,0,200,-24800,-1000", "2049,2048", 1)
             return r
         }
         #expect(answers == [
             "head at limit": 200, "head one past": 431, "64 headers": 200, "65 headers": 431, "a body": 413, "POST": 405,
             "stream 1": 200, "stream 2": 200, "stream 3": 503, "stream after a close": 200,
             "asset": 200, "scene json": 200, "not an asset": 404, "dot dot": 400, "encoded dot dot": 400, "encoded slash": 400, "replays off": 404,
+            "sprite": 200, "sprite off the clip": 204, "sprite no such layer": 404, "sprite bad matrix": 400,
+            "sprite at the pixel limit": 200, "sprite one past": 413,
         ], "\(web.output)")
     }
 
@@ -139,27 +152,38 @@ import Testing
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
     }
 
+    /// browser_test.py's `live` part: a launch through a real curtaind streamed to the page
+    /// until revealed, drawn with the scene GetScene names; curtaind restarted; hostile strings.
     @Test(.timeLimit(.minutes(3))) func thePageInChromium() async throws {
-        let work = TestEnvironment.temporaryDirectory("web-browser")
-        defer { try? FileManager.default.removeItem(at: work) }
-        let bin = URL(fileURLWithPath: TestEnvironment.product("curtain-web")).deletingLastPathComponent().path
-        let python = TestEnvironment.repository.appendingPathComponent(".venv/bin/python").path
-        let script = TestEnvironment.repository.appendingPathComponent("Tests/WebTests/browser_test.py").path
-        let r = try await TestProcess.run(python, [script, bin, TestEnvironment.repository.path, work.path], within: 150)
+        let r = try await Self.browserTest("live")
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
     }
 
-    /// Seed 000's frames on the page against `curtainctl render`'s PNGs (flat regions exact,
-    /// edges within 24/255). Frames without text match (the revealed end exactly, mid-reveal
-    /// but for gradient pixels off by 1); frames with the splash's text do not yet.
-    @Test(.disabled("the page's text is not placed as pango places it yet (docs/web.md)"), .timeLimit(.minutes(3)))
+    /// browser_test.py's `text` part: text over a flat colour, moved by fractions of a pixel,
+    /// faded, scaled, turned, another variant — the page's frames against `curtainctl render`'s
+    /// PNGs (flat regions exact, edges within 24/255): the page draws the server's pango sprites.
+    @Test(.timeLimit(.minutes(3))) func textMatchesCurtainctlRender() async throws {
+        let r = try await Self.browserTest("text")
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+    }
+
+    /// browser_test.py's `pixels` part: seed 000's frames on the page against `curtainctl
+    /// render`'s PNGs (flat regions exact, edges within 24/255). Its text now matches
+    /// (textMatchesCurtainctlRender); what does not yet (docs/web.md): the gradient is 1/255 off
+    /// in places, the SVG logo's edges are Chromium's, not librsvg's, and layers at partial
+    /// opacity composite 1/255 off (Skia's rounding, not pixman's).
+    @Test(.disabled("gradients, SVG edges and partial-opacity compositing are Skia's, not cairo's (docs/web.md)"), .timeLimit(.minutes(3)))
     func framesMatchCurtainctlRender() async throws {
-        let work = TestEnvironment.temporaryDirectory("web-pixels")
+        let r = try await Self.browserTest("pixels")
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+    }
+
+    static func browserTest(_ part: String) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let work = TestEnvironment.temporaryDirectory("web-\(part)")
         defer { try? FileManager.default.removeItem(at: work) }
         let bin = URL(fileURLWithPath: TestEnvironment.product("curtain-web")).deletingLastPathComponent().path
         let python = TestEnvironment.repository.appendingPathComponent(".venv/bin/python").path
         let script = TestEnvironment.repository.appendingPathComponent("Tests/WebTests/browser_test.py").path
-        let r = try await TestProcess.run(python, [script, bin, TestEnvironment.repository.path, work.path, "--pixels"], within: 150)
-        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        return try await TestProcess.run(python, [script, bin, TestEnvironment.repository.path, work.path, part], within: 150)
     }
 }

@@ -1,7 +1,7 @@
 // curtain-web's page: the live stream (Server-Sent Events from /events) or a replay
 // (?replay=URL), drawn by painter.mjs; a status strip in curtaind's words. Every string from
 // the server, a scene or a replay reaches the page through textContent or canvas text only.
-import { Painter } from "./painter.mjs";
+import { Painter, SpriteStore } from "./painter.mjs";
 import { parseReplay, statusWords } from "./overlay.mjs";
 
 const query = new URLSearchParams(location.search);
@@ -49,7 +49,34 @@ async function loadScene(url, textVariant) {
     })());
   }
   const { scene, images } = await scenes.get(key);
-  return new Painter(scene, images, textVariant ?? 0);
+  return new Painter(scene, images, textVariant ?? 0, sprites);
+}
+
+// Text sprites (painter.mjs): a frame is drawn at once with what is at hand; the sprites it
+// lacked are fetched (a few at a time: a moving text wants a new one each frame) and the
+// frame is drawn again when one arrives.
+const sprites = new SpriteStore();
+const SPRITES_IN_FLIGHT = 2;
+let inFlight = 0;
+function draw() {
+  state.painter.render(context, state.values);
+  state.drawn++;
+  for (const url of state.painter.missing) {
+    if (inFlight >= SPRITES_IN_FLIGHT) break;
+    if (sprites.loading.has(url)) continue;
+    inFlight++;
+    sprites.load(url).then(() => { inFlight--; schedule(); });
+  }
+}
+
+// A frame drawn with all its text sprites (a held replay frame: the offline renderer's pixels).
+async function drawComplete() {
+  for (let round = 0; round < 4; round++) {
+    state.painter.render(context, state.values);
+    state.drawn++;
+    if (state.painter.missing.size === 0) return;
+    await Promise.all([...state.painter.missing].map((url) => sprites.load(url)));
+  }
 }
 
 let pending = false;
@@ -58,7 +85,7 @@ function schedule() {
   pending = true;
   requestAnimationFrame(() => {
     pending = false;
-    if (state.painter && state.values) { state.painter.render(context, state.values); state.drawn++; }
+    if (state.painter && state.values) draw();
   });
 }
 
@@ -143,19 +170,19 @@ async function replay(url) {
     launch.progress = upTo.progress; launch.transition = upTo.transition;
     state.values = upTo.values;
     showStatus();
-    state.painter.render(context, state.values);
-    state.drawn++;
   };
-  state.showFrame = (n) => apply(frames[Math.min(Math.max(n | 0, 0), frames.length - 1)]);
-  if (query.has("frame")) { state.showFrame(Number(query.get("frame"))); state.ready = true; return; }
+  state.showFrame = async (n) => { apply(frames[Math.min(Math.max(n | 0, 0), frames.length - 1)]); await drawComplete(); };
+  if (query.has("frame")) { await state.showFrame(Number(query.get("frame"))); state.ready = true; return; }
   const start = performance.now();
   let i = 0;
   const tick = () => {
     const t = (performance.now() - start) / 1000 + recording.origin;
     while (i < frames.length - 1 && frames[i + 1].time <= t) i++;
     apply(frames[i]);
-    if (i < frames.length - 1) requestAnimationFrame(tick);
-    else { for (const e of recording.events) if (e.kind === "state") launch.state = e.to; showStatus(); state.ready = true; }
+    if (i < frames.length - 1) { draw(); requestAnimationFrame(tick); return; }
+    for (const e of recording.events) if (e.kind === "state") launch.state = e.to;
+    showStatus();
+    drawComplete().then(() => { state.ready = true; });
   };
   requestAnimationFrame(tick);
 }

@@ -192,3 +192,22 @@ export function statusWords(launch) {
       ? `${launch.transition ?? ""} ${Math.round(Math.min(Math.max(launch.progress, 0), 1) * 100)} %`.trim() : "",
   };
 }
+
+// Text is CurtainRender's, not the browser's: the server rasterises a text layer with pango
+// under the page's device matrix (`/scenes/N/text/K`), so its glyphs land on the pixels
+// `curtainctl render` puts them on. The sprite's URL for a text layer: the scene size, the
+// variant, the bounds, the device matrix [a, b, c, d, e, f] and the canvas (clip) size, with
+// numbers as JavaScript writes them (shortest round-trip form: the server reads the same doubles).
+export function spriteURL(base, sceneSize, textVariant, bounds, matrix, clip) {
+  const list = (xs) => xs.map((x) => String(x)).join(",");
+  return `${base}?width=${sceneSize[0]}&height=${sceneSize[1]}&variant=${textVariant | 0}` +
+    `&bounds=${list(bounds)}&matrix=${list(matrix)}&clip=${list(clip)}`;
+}
+
+// The sprite's place from its X-Curtain-Sprite header ("x y width height", device pixels);
+// null when malformed.
+export function spritePlace(header) {
+  const n = String(header ?? "").trim().split(/\s+/).map(Number);
+  if (n.length !== 4 || !n.every(Number.isInteger) || n[2] <= 0 || n[3] <= 0) return null;
+  return { x: n[0], y: n[1], width: n[2], height: n[3] };
+}

@@ -2,12 +2,59 @@
 // cairo (docs/scene.md): layers in stacking order, groups for opacity and masks, and the
 // destination rule — a destination layer *clears* its visible region (frame ∩ mask, times
 // its opacity) with 'destination-out', so the page below (the app) shows there.
-import { presentation, geometry, needsEffects, cssColor, cssFont, placement, wrapText, variant } from "./overlay.mjs";
+import { presentation, geometry, needsEffects, cssColor, cssFont, placement, wrapText, variant, spriteURL, spritePlace } from "./overlay.mjs";
+
+// Text sprites (overlay.mjs's spriteURL): decoded bitmaps by URL, at most `limit` (the least
+// recently drawn dropped first), and each text's last sprite, a stand-in while a new one loads.
+export class SpriteStore {
+  constructor(limit = 128) {
+    this.limit = limit;
+    this.sprites = new Map();   // url → { bitmap, x, y } | { empty } | { failed }
+    this.latest = new Map();    // text key → { bitmap, x, y, matrix }
+    this.loading = new Map();   // url → Promise
+  }
+
+  get(url) {
+    const s = this.sprites.get(url);
+    if (s !== undefined) { this.sprites.delete(url); this.sprites.set(url, s); }
+    return s;
+  }
+
+  // Fetches and decodes a sprite (once per URL at a time); resolves when it is stored.
+  load(url) {
+    if (this.sprites.has(url)) return Promise.resolve();
+    if (!this.loading.has(url)) {
+      this.loading.set(url, (async () => {
+        let sprite;
+        try {
+          const response = await fetch(url);
+          const place = spritePlace(response.headers.get("X-Curtain-Sprite"));
+          if (response.status === 204) sprite = { empty: true };
+          else if (!response.ok || !place) sprite = { failed: true };
+          else {
+            const bitmap = await createImageBitmap(await response.blob(), { premultiplyAlpha: "default", colorSpaceConversion: "none" });
+            sprite = { bitmap, x: place.x, y: place.y };
+          }
+        } catch { sprite = { failed: true }; }
+        this.sprites.set(url, sprite);
+        while (this.sprites.size > this.limit) {
+          const [oldest, s] = this.sprites.entries().next().value;
+          this.sprites.delete(oldest);
+          if (s.bitmap && ![...this.latest.values()].some((l) => l.bitmap === s.bitmap)) s.bitmap.close();
+        }
+        this.loading.delete(url);
+      })());
+    }
+    return this.loading.get(url);
+  }
+}
 
 export class Painter {
   // scene: the server's resolved scene JSON; images: asset URL → decoded HTMLImageElement.
-  constructor(scene, images, textVariant = 0) {
+  constructor(scene, images, textVariant = 0, sprites = null) {
     this.scene = scene;
+    this.sprites = sprites;
+    this.missing = new Set();   // sprite URLs this frame needed and did not have
     this.images = images;
     this.textVariant = textVariant;
     this.masks = new Set(scene.masks);
@@ -34,6 +81,7 @@ export class Painter {
 
   render(ctx, values) {
     this.values = values ?? {};
+    this.missing = new Set();
     this.width = ctx.canvas.width;
     this.height = ctx.canvas.height;
     ctx.save();
@@ -246,8 +294,37 @@ export class Painter {
     if (layer.text) this.paintText(ctx, layer.text, p.bounds);
   }
 
-  // Text drawn with fillText (never markup), wrapped at the bounds' width from their top.
+  // Text: CurtainRender's pixels (a sprite drawn 1:1 on the device grid, with the context's
+  // alpha and compositing). Until it has loaded: the text's last sprite moved by the change
+  // of matrix, else the browser's own text.
   paintText(ctx, text, bounds) {
+    if (this.sprites && text.sprite) {
+      const m = ctx.getTransform();
+      const matrix = [m.a, m.b, m.c, m.d, m.e, m.f];
+      const url = spriteURL(text.sprite, [this.scene.width, this.scene.height], this.textVariant, bounds, matrix,
+                            [ctx.canvas.width, ctx.canvas.height]);
+      const key = `${text.sprite}#${this.textVariant}`;
+      const sprite = this.sprites.get(url);
+      if (sprite?.bitmap) this.sprites.latest.set(key, { ...sprite, matrix: m });
+      if (sprite && !sprite.failed) {
+        if (sprite.bitmap) { ctx.save(); ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.drawImage(sprite.bitmap, sprite.x, sprite.y); ctx.restore(); }
+        return;
+      }
+      if (!sprite) {
+        this.missing.add(url);
+        const last = this.sprites.latest.get(key);
+        const move = last && m.multiply(last.matrix.inverse());
+        if (move && [move.a, move.b, move.c, move.d, move.e, move.f].every(Number.isFinite)) {
+          ctx.save(); ctx.setTransform(move); ctx.drawImage(last.bitmap, last.x, last.y); ctx.restore();
+          return;
+        }
+      }
+    }
+    this.paintBrowserText(ctx, text, bounds);
+  }
+
+  // The browser's text (fillText, never markup), wrapped at the bounds' width from their top.
+  paintBrowserText(ctx, text, bounds) {
     const [x, y, w] = bounds;
     ctx.save();
     ctx.font = cssFont(text.font, text.fontSize);

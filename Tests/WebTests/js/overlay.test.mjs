@@ -2,7 +2,7 @@
 // against the numbers CurtainCore's LayerPresentation and CurtainRender's geometry give.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { presentation, geometry, cssColor, cssFont, placement, wrapText, variant, parseReplay, statusWords, needsEffects } from "../../../Sources/CurtainWeb/Web/overlay.mjs";
+import { presentation, geometry, cssColor, cssFont, placement, wrapText, variant, parseReplay, statusWords, needsEffects, spriteURL, spritePlace } from "../../../Sources/CurtainWeb/Web/overlay.mjs";
 
 const layer = { id: "mask", bounds: [0, 0, 88, 88], position: [187.5, 333.5], anchorPoint: [0.5, 0.5], opacity: 1, hidden: false };
 const close = (a, b, eps = 1e-9) => a.forEach((x, i) => assert.ok(Math.abs(x - b[i]) <= eps, `${a} ≉ ${b}`));
@@ -91,4 +91,16 @@ test("the status strip's words", () => {
   assert.deepEqual(statusWords({ state: "revealing", destination: { app: "shop", screen: "home" }, progress: 0.426, transition: "reveal" }),
                    { state: "revealing", destination: "shop/home", progress: "reveal 43 %" });
   assert.deepEqual(statusWords({}), { state: "-", destination: "-", progress: "" });
+});
+
+test("a text sprite's URL carries the numbers as JavaScript writes them (the server reads the same doubles)", () => {
+  const url = spriteURL("/scenes/2/text/1", [375, 667], 3, [0, 0, 327, 60], [1, 0, 0, 1, 24, 403.5 - 7.300000000000001], [375, 667]);
+  assert.equal(url, "/scenes/2/text/1?width=375&height=667&variant=3&bounds=0,0,327,60&matrix=1,0,0,1,24,396.2&clip=375,667");
+  assert.ok(spriteURL("/t", [1, 1], 0, [0, 0, 1, 1], [0.1 + 0.2, 0, 0, 1, 0, 0], [1, 1]).includes("matrix=0.30000000000000004,"));
+});
+
+test("a sprite's place: four integers, a positive size; anything else is refused", () => {
+  assert.deepEqual(spritePlace("70 401 235 29"), { x: 70, y: 401, width: 235, height: 29 });
+  assert.deepEqual(spritePlace("-3 -4 1 1"), { x: -3, y: -4, width: 1, height: 1 });
+  for (const bad of [null, "", "1 2 3", "1 2 0 4", "1.5 2 3 4", "a b c d", "1 2 3 4 5"]) assert.equal(spritePlace(bad), null);
 });
