@@ -12,6 +12,9 @@ public struct WebLimits: Sendable {
     public var streamBacklogBytes = StreamQueue.defaultLimit
     /// A request's head: the request line's target plus every header name and value, in bytes.
     public var requestHeadBytes = 8192
+    /// Seconds a connection may take to send its request's head (a client that trickles it,
+    /// or sends nothing, would hold a connection for ever); then it is closed.
+    public var requestHeadSeconds = 10.0
     /// Header lines in one request.
     public var requestHeaders = 64
     /// A request's body: none (the server is read-only).

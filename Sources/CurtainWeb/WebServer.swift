@@ -90,11 +90,24 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
     var refused = false
     var stream: StreamClient?
 
+    var headTimer: Scheduled<Void>?
+
     init(server: WebServer) { self.server = server }
+
+    /// The head must arrive within `requestHeadSeconds` (slowloris); after it, a stream may
+    /// stay open as long as it reads (the backlog limit deals with a stalled one).
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        let seconds = server.options.limits.requestHeadSeconds
+        headTimer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { channel.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) { headTimer?.cancel() }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
+            headTimer?.cancel()
             self.head = head
             let limits = server.options.limits
             let headBytes = head.uri.utf8.count + head.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }

@@ -39,12 +39,14 @@ struct CurtainWebCommand: ParsableCommand {
     @Option(help: "Frames per second asked of curtaind (0.1 to 1000).") var fps = 60.0
     @Option(help: "Browsers streaming at once.") var maxClients = WebLimits().streamClients
     @Option(help: "Bytes a browser's stream may fall behind by before it is dropped.") var clientBuffer = WebLimits().streamBacklogBytes
+    @Option(help: "Seconds a connection may take to send a request's head before it is closed (0.05 to 600).") var headTimeout = WebLimits().requestHeadSeconds
 
     func validate() throws {
         guard parseSize() != nil else { throw ValidationError("--size must be WIDTHxHEIGHT, each 1…8192 (got \(size))") }
         guard parseListen() != nil else { throw ValidationError("--listen must be HOST:PORT (got \(listen))") }
         guard fps.isFinite, (0.1...1000).contains(fps) else { throw ValidationError("--fps must be from 0.1 to 1000") }
         guard (1...4096).contains(maxClients) else { throw ValidationError("--max-clients must be from 1 to 4096") }
+        guard headTimeout.isFinite, (0.05...600).contains(headTimeout) else { throw ValidationError("--head-timeout must be from 0.05 to 600 seconds") }
         guard (1024...(64 << 20)).contains(clientBuffer) else { throw ValidationError("--client-buffer must be from 1024 to 67108864 bytes") }
     }
 
@@ -80,6 +82,7 @@ struct CurtainWebCommand: ParsableCommand {
         var limits = WebLimits()
         limits.streamClients = maxClients
         limits.streamBacklogBytes = clientBuffer
+        limits.requestHeadSeconds = headTimeout
         var options = WebServer.Options(defaultScene: try fallbackScene())
         options.host = host
         options.port = port

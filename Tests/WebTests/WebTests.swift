@@ -135,6 +135,39 @@ import Testing
         ], "\(web.output)")
     }
 
+    /// A client that sends part of a head and then nothing (slowloris) is closed once
+    /// `--head-timeout` (WebLimits.requestHeadSeconds) has passed, not before; a complete head
+    /// is answered, and a stream whose head came in time stays open beyond the limit.
+    @Test(.timeLimit(.minutes(1))) func aSlowRequestHeadIsClosedAfterTheLimit() async throws {
+        let limit = 0.5
+        let (web, port) = try await Self.server(["--head-timeout", String(limit)])
+        defer { web.signal(SIGKILL) }
+        let (stream, streamFD) = await offload { Self.send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n", headOnly: true) }
+        defer { if streamFD >= 0 { close(streamFD) } }
+        let (closedAfter, answer) = await offload { () -> (Double?, Int) in
+            func now() -> Double { var t = timespec(); clock_gettime(CLOCK_MONOTONIC, &t); return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9 }
+            let start = now()
+            // Part of a head, then silence: recv waits (at most 5 s, SO_RCVTIMEO) for the close.
+            let (partial, fd) = Self.send(port, "GET / HTTP/1.1\r\nHost: x\r\n", headOnly: true)
+            let elapsed = now() - start
+            guard fd >= 0 else { return (nil, 0) }
+            // EOF (0), not the receive timeout (-1, EAGAIN): the server closed it.
+            var byte: UInt8 = 0
+            let eof = recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) == 0
+            close(fd)
+            let closed: Double? = partial.isEmpty && eof ? elapsed : nil
+            return (closed, Self.status(Self.send(port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").0))
+        }
+        #expect(Self.status(stream) == 200)
+        let elapsed = try #require(closedAfter, "the partial head's connection was not closed within 5 s")
+        #expect(elapsed >= limit && elapsed < 5, "closed after \(elapsed) s; the limit is \(limit) s")
+        #expect(answer == 200)
+        // The stream's head came in time: still open (no EOF) after the limit has passed.
+        var byte: UInt8 = 0
+        let n = recv(streamFD, &byte, 1, Int32(MSG_DONTWAIT))
+        #expect(n != 0, "the stream was closed")
+    }
+
     @Test(.timeLimit(.minutes(1))) func anAssetLinkedOutOfTheScenesDirectoryIsRefused() async throws {
         let directory = TestEnvironment.temporaryDirectory("web-scene")
         defer { try? FileManager.default.removeItem(at: directory) }
