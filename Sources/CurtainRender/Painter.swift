@@ -330,7 +330,7 @@ struct Contents {
         if let text = layer.text { Self.paintText(cr, text, b, textVariant) }
     }
 
-    /// A text layer's text at the top of its bounds (also curtain-web's text sprites, TextSprite).
+    /// A text layer's text at the top of its bounds (also curtain-web's text sprites, ContentsSprite).
     static func paintText(_ cr: OpaquePointer, _ text: SceneLayer.Text, _ b: SceneLayer.Rect, _ variant: Int) {
         let layout = layout(cr, text, b, variant)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
@@ -357,6 +357,7 @@ struct Contents {
         return .init(x: x, y: y, width: w, height: h)
     }
 
+    /// An image in its placement (also curtain-web's image sprites, ContentsSprite).
     func paintImage(_ cr: OpaquePointer, _ asset: Asset, _ gravity: SceneLayer.Gravity, _ b: SceneLayer.Rect) {
         let r = Self.placement(asset, gravity, b)
         guard r.width > 0, r.height > 0 else { return }

@@ -25,10 +25,10 @@ public struct WebLimits: Sendable {
     public var replayBytes = 16 * 1024 * 1024
     /// Launches whose last state a joining browser is told.
     public var recentLaunches = 8
-    /// Text sprites kept rasterised (the least recently asked for is dropped first).
-    public var textSprites = 256
-    /// One text sprite's pixels; a larger one is refused (413).
-    public var textSpritePixels = 2048 * 2048
+    /// Contents sprites (text and images) kept rasterised (the least recently asked for is dropped first).
+    public var sprites = 256
+    /// One contents sprite's pixels; a larger one is refused (413).
+    public var spritePixels = 2048 * 2048
 
     public init() {}
 }

@@ -24,16 +24,21 @@ public struct SceneDocument: Sendable {
 
     /// The scene for a `width` × `height` screen as the page's JSON: every number resolved,
     /// path data as absolute M/L/C/Z commands, colours as [r, g, b, a] in 0…1.
-    /// Each text layer's text is drawn from `spriteBase`K (K counting text layers in `textLayers`'s order).
+    /// Each text layer's text is drawn from `spriteBase`text/K (K counting text layers in
+    /// `spriteLayers(.text)`'s order), each image from `spriteBase`image/K (likewise).
     public func resolved(width: Int, height: Int, assetBase: String, spriteBase: String) throws(WebError) -> JSONValue {
         let scene = try self.scene(width: width, height: height)
-        var texts = 0
+        var counts = Counts()
         return .object([
             "name": .string(scene.name), "width": .int(Int64(width)), "height": .int(Int64(height)),
             "masks": .array(scene.maskLayerIDs.sorted().map { .string($0) }),
-            "layers": .array(scene.layers.map { Self.layer($0, assetBase, spriteBase, &texts) }),
+            "layers": .array(scene.layers.map { Self.layer($0, assetBase, spriteBase, &counts) }),
         ])
     }
+
+    /// What a contents sprite draws: a layer's text or its image.
+    public enum SpriteKind: String, Sendable { case text, image }
+    struct Counts { var text = 0, image = 0 }
 
     /// The scene for a `width` × `height` screen.
     public func scene(width: Int, height: Int) throws(WebError) -> Scene {
@@ -42,10 +47,11 @@ public struct SceneDocument: Sendable {
         }
     }
 
-    /// The text layers, depth first in stacking order (the numbers of their sprite URLs).
-    public static func textLayers(_ scene: Scene) -> [SceneLayer] {
+    /// The text (or image) layers, depth first in stacking order (the numbers of their sprite URLs).
+    public static func spriteLayers(_ scene: Scene, _ kind: SpriteKind) -> [SceneLayer] {
         var result: [SceneLayer] = []
-        func walk(_ layers: [SceneLayer]) { for l in layers { if l.text != nil { result.append(l) }; walk(l.sublayers) } }
+        func has(_ l: SceneLayer) -> Bool { kind == .text ? l.text != nil : l.contents != nil }
+        func walk(_ layers: [SceneLayer]) { for l in layers { if has(l) { result.append(l) }; walk(l.sublayers) } }
         walk(scene.layers)
         return result
     }
@@ -53,10 +59,11 @@ public struct SceneDocument: Sendable {
     static func color(_ c: Color) -> JSONValue { .array([.float(c.red), .float(c.green), .float(c.blue), .float(c.alpha)]) }
     static func point(_ p: SceneLayer.Point) -> JSONValue { .array([.float(p.x), .float(p.y)]) }
 
-    static func layer(_ l: SceneLayer, _ assetBase: String, _ spriteBase: String, _ texts: inout Int) -> JSONValue {
-        // Depth first, the layer before its sublayers: textLayers' order.
-        var sprite: String? = nil
-        if l.text != nil { sprite = spriteBase + String(texts); texts += 1 }
+    static func layer(_ l: SceneLayer, _ assetBase: String, _ spriteBase: String, _ counts: inout Counts) -> JSONValue {
+        // Depth first, the layer before its sublayers: spriteLayers' order.
+        var sprite: String? = nil, imageSprite: String? = nil
+        if l.text != nil { sprite = spriteBase + "text/" + String(counts.text); counts.text += 1 }
+        if l.contents != nil { imageSprite = spriteBase + "image/" + String(counts.image); counts.image += 1 }
         var o: [String: JSONValue] = [
             "id": .string(l.id), "key": .string(l.animatedBy ?? l.id), "role": .string(l.role.rawValue),
             "bounds": .array([.float(l.bounds.x), .float(l.bounds.y), .float(l.bounds.width), .float(l.bounds.height)]),
@@ -64,7 +71,7 @@ public struct SceneDocument: Sendable {
             "opacity": .float(l.opacity), "hidden": .bool(l.hidden), "cornerRadius": .float(l.cornerRadius),
             "retained": .bool(l.retained),
         ]
-        o["sublayers"] = .array(l.sublayers.map { layer($0, assetBase, spriteBase, &texts) })
+        o["sublayers"] = .array(l.sublayers.map { layer($0, assetBase, spriteBase, &counts) })
         if let c = l.backgroundColor { o["backgroundColor"] = color(c) }
         if let g = l.gradient {
             o["gradient"] = .object(["colors": .array(g.colors.map(color)), "locations": .array(g.locations.map { .float($0) }),
@@ -73,6 +80,7 @@ public struct SceneDocument: Sendable {
         if let name = l.contents {
             o["contents"] = .string(assetBase + name)
             o["contentsGravity"] = .string(l.contentsGravity.rawValue)
+            o["contentsSprite"] = .string(imageSprite ?? "")
         }
         if let path = l.path {
             o["path"] = .array(path.commands.map { c in

@@ -52,7 +52,7 @@ public final class WebServer: Sendable {
         self.options = options
         self.hub = hub
         self.scenes = scenes
-        sprites = SpriteCache(limit: options.limits.textSprites)
+        sprites = SpriteCache(limit: options.limits.sprites)
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
 
@@ -195,13 +195,13 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
                     return respond(context, .badRequest, "text/plain", Array("width and height must be 1…8192\n".utf8))
                 }
                 do {
-                    let json = try document.resolved(width: width, height: height, assetBase: "/scenes/\(n)/assets/", spriteBase: "/scenes/\(n)/text/")
+                    let json = try document.resolved(width: width, height: height, assetBase: "/scenes/\(n)/assets/", spriteBase: "/scenes/\(n)/")
                     respond(context, .ok, "application/json", Array(JSONWriter.string(json, sortedKeys: true).utf8))
                 } catch {
                     respond(context, .internalServerError, "text/plain; charset=utf-8", Array((error.description + "\n").utf8))
                 }
-            } else if parts[2] == "text", parts.count == 4, let k = Int(parts[3]), k >= 0 {
-                textSprite(context, n, document, k, query)
+            } else if parts.count == 4, let kind = SceneDocument.SpriteKind(rawValue: parts[2]), let k = Int(parts[3]), k >= 0 {
+                contentsSprite(context, n, document, kind, k, query)
             } else if parts[2] == "assets", parts.count > 3 {
                 // Only assets the scene names, inside its directory (docs/scene.md's rule).
                 let name = parts[3...].joined(separator: "/")
@@ -221,10 +221,12 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
-    /// `/scenes/N/text/K?width=W&height=H&variant=V&bounds=x,y,w,h&matrix=a,b,c,d,tx,ty&clip=w,h`:
-    /// text layer K's text rasterised by CurtainRender under the page's device matrix, as a PNG
-    /// whose top-left device pixel and size are in `X-Curtain-Sprite` (204: nothing within the clip).
-    func textSprite(_ context: ChannelHandlerContext, _ n: Int, _ document: SceneDocument, _ k: Int, _ query: [String: String]) {
+    /// `/scenes/N/{text,image}/K?width=W&height=H&variant=V&bounds=x,y,w,h&matrix=a,b,c,d,tx,ty&clip=w,h`:
+    /// text layer K's text, or image layer K's image, rasterised by CurtainRender under the
+    /// page's device matrix, as a PNG whose top-left device pixel and size are in
+    /// `X-Curtain-Sprite` (204: nothing within the clip).
+    func contentsSprite(_ context: ChannelHandlerContext, _ n: Int, _ document: SceneDocument, _ kind: SceneDocument.SpriteKind,
+                        _ k: Int, _ query: [String: String]) {
         func numbers(_ key: String, _ count: Int) -> [Double]? {
             guard let parts = query[key]?.split(separator: ",", omittingEmptySubsequences: false), parts.count == count else { return nil }
             let values = parts.compactMap { Double($0) }.filter(\.isFinite)
@@ -237,10 +239,10 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
               let b = numbers("bounds", 4), let m = numbers("matrix", 6),
               let clip = numbers("clip", 2), (1...8192).contains(clip[0]), (1...8192).contains(clip[1]),
               b[2] >= 0, b[3] >= 0, b.allSatisfy({ abs($0) <= 1e6 }) else {
-            return respond(context, .badRequest, "text/plain", Array("a text sprite needs width, height (1…8192), variant, bounds=x,y,w,h, matrix=a,b,c,d,tx,ty and clip=w,h (1…8192), finite\n".utf8))
+            return respond(context, .badRequest, "text/plain", Array("a sprite needs width, height (1…8192), variant, bounds=x,y,w,h, matrix=a,b,c,d,tx,ty and clip=w,h (1…8192), finite\n".utf8))
         }
-        let key = "\(n) \(document.path) \(width) \(height) \(k) \(variant) \(b) \(m) \(clip)"
-        let answer: TextSprite?
+        let key = "\(n) \(document.path) \(width) \(height) \(kind) \(k) \(variant) \(b) \(m) \(clip)"
+        let answer: ContentsSprite?
         if let cached = server.sprites.get(key) {
             answer = cached
         } else {
@@ -248,13 +250,23 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
             do { scene = try document.scene(width: width, height: height) } catch {
                 return respond(context, .internalServerError, "text/plain; charset=utf-8", Array((error.description + "\n").utf8))
             }
-            let layers = SceneDocument.textLayers(scene)
-            guard k < layers.count, let text = layers[k].text else { return notFound(context) }
+            let layers = SceneDocument.spriteLayers(scene, kind)
+            guard k < layers.count else { return notFound(context) }
+            let bounds = SceneLayer.Rect(x: b[0], y: b[1], width: b[2], height: b[3])
+            let matrix = (m[0], m[1], m[2], m[3], m[4], m[5])
+            let clipRect = PixelRect(x: 0, y: 0, width: Int(clip[0]), height: Int(clip[1]))
+            let limit = server.options.limits.spritePixels
             do {
-                answer = try TextSprite.render(text, bounds: .init(x: b[0], y: b[1], width: b[2], height: b[3]), variant: variant,
-                                               matrix: (m[0], m[1], m[2], m[3], m[4], m[5]),
-                                               clip: PixelRect(x: 0, y: 0, width: Int(clip[0]), height: Int(clip[1])),
-                                               maximumPixels: server.options.limits.textSpritePixels)
+                switch kind {
+                case .text:
+                    guard let text = layers[k].text else { return notFound(context) }
+                    answer = try ContentsSprite.text(text, bounds: bounds, variant: variant, matrix: matrix, clip: clipRect, maximumPixels: limit)
+                case .image:
+                    // Only an asset the scene names, inside its directory (as /assets/ serves them).
+                    guard let name = layers[k].contents, document.assetFile(name) != nil else { return notFound(context) }
+                    answer = try ContentsSprite.image(name, in: document.directory, gravity: layers[k].contentsGravity, bounds: bounds,
+                                                      matrix: matrix, clip: clipRect, maximumPixels: limit)
+                }
             } catch {
                 return respond(context, .payloadTooLarge, "text/plain; charset=utf-8", Array((error.description + "\n").utf8))
             }
@@ -338,16 +350,16 @@ enum SceneDocumentPaths {
     }
 }
 
-/// Text sprites by their request, at most `limit` (the least recently used dropped first).
+/// Contents sprites by their request, at most `limit` (the least recently used dropped first).
 final class SpriteCache: Sendable {
-    let state = NIOLockedValueBox<(tick: Int, entries: [String: (used: Int, sprite: TextSprite?)])>((0, [:]))
+    let state = NIOLockedValueBox<(tick: Int, entries: [String: (used: Int, sprite: ContentsSprite?)])>((0, [:]))
     let limit: Int
 
     init(limit: Int) { self.limit = limit }
 
     var count: Int { state.withLockedValue { $0.entries.count } }
 
-    func get(_ key: String) -> TextSprite?? {
+    func get(_ key: String) -> ContentsSprite?? {
         state.withLockedValue { s in
             guard let entry = s.entries[key] else { return nil }
             s.tick += 1
@@ -356,7 +368,7 @@ final class SpriteCache: Sendable {
         }
     }
 
-    func put(_ key: String, _ sprite: TextSprite?) {
+    func put(_ key: String, _ sprite: ContentsSprite?) {
         state.withLockedValue { s in
             s.tick += 1
             s.entries[key] = (s.tick, sprite)

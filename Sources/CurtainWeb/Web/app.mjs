@@ -52,7 +52,7 @@ async function loadScene(url, textVariant) {
   return new Painter(scene, images, textVariant ?? 0, sprites);
 }
 
-// Text sprites (painter.mjs): a frame is drawn at once with what is at hand; the sprites it
+// Contents sprites (text and images, painter.mjs): a frame is drawn at once with what is at hand; the sprites it
 // lacked are fetched (a few at a time: a moving text wants a new one each frame) and the
 // frame is drawn again when one arrives.
 const sprites = new SpriteStore();
@@ -69,7 +69,7 @@ function draw() {
   }
 }
 
-// A frame drawn with all its text sprites (a held replay frame: the offline renderer's pixels).
+// A frame drawn with all its sprites (a held replay frame: the offline renderer's pixels).
 async function drawComplete() {
   for (let round = 0; round < 4; round++) {
     state.painter.render(context, state.values);

@@ -4,13 +4,14 @@
 // its opacity) with 'destination-out', so the page below (the app) shows there.
 import { presentation, geometry, needsEffects, cssColor, cssFont, placement, wrapText, variant, spriteURL, spritePlace } from "./overlay.mjs";
 
-// Text sprites (overlay.mjs's spriteURL): decoded bitmaps by URL, at most `limit` (the least
-// recently drawn dropped first), and each text's last sprite, a stand-in while a new one loads.
+// Contents sprites (text and images; overlay.mjs's spriteURL): decoded bitmaps by URL, at most
+// `limit` (the least recently drawn dropped first), and each one's last sprite, a stand-in
+// while a new one loads.
 export class SpriteStore {
   constructor(limit = 128) {
     this.limit = limit;
     this.sprites = new Map();   // url → { bitmap, x, y } | { empty } | { failed }
-    this.latest = new Map();    // text key → { bitmap, x, y, matrix }
+    this.latest = new Map();    // sprite key → { bitmap, x, y, matrix }
     this.loading = new Map();   // url → Promise
   }
 
@@ -268,7 +269,8 @@ export class Painter {
       roundedRect(ctx, p.bounds, p.cornerRadius);
       ctx.fill();
     }
-    if (layer.contents) {
+    // An image: CurtainRender's pixels (librsvg's, cairo's filtering) as a sprite, as text.
+    if (layer.contents && !this.paintSprite(ctx, layer.contentsSprite, 0, p.bounds)) {
       const image = this.images.get(layer.contents);
       if (image && image.naturalWidth > 0 && image.naturalHeight > 0) {
         const [px, py, pw, ph] = placement(image.naturalWidth, image.naturalHeight, layer.contentsGravity, p.bounds);
@@ -294,33 +296,37 @@ export class Painter {
     if (layer.text) this.paintText(ctx, layer.text, p.bounds);
   }
 
-  // Text: CurtainRender's pixels (a sprite drawn 1:1 on the device grid, with the context's
-  // alpha and compositing). Until it has loaded: the text's last sprite moved by the change
-  // of matrix, else the browser's own text.
+  // Text: CurtainRender's pixels.
   paintText(ctx, text, bounds) {
-    if (this.sprites && text.sprite) {
-      const m = ctx.getTransform();
-      const matrix = [m.a, m.b, m.c, m.d, m.e, m.f];
-      const url = spriteURL(text.sprite, [this.scene.width, this.scene.height], this.textVariant, bounds, matrix,
-                            [ctx.canvas.width, ctx.canvas.height]);
-      const key = `${text.sprite}#${this.textVariant}`;
-      const sprite = this.sprites.get(url);
-      if (sprite?.bitmap) this.sprites.latest.set(key, { ...sprite, matrix: m });
-      if (sprite && !sprite.failed) {
-        if (sprite.bitmap) { ctx.save(); ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.drawImage(sprite.bitmap, sprite.x, sprite.y); ctx.restore(); }
-        return;
-      }
-      if (!sprite) {
-        this.missing.add(url);
-        const last = this.sprites.latest.get(key);
-        const move = last && m.multiply(last.matrix.inverse());
-        if (move && [move.a, move.b, move.c, move.d, move.e, move.f].every(Number.isFinite)) {
-          ctx.save(); ctx.setTransform(move); ctx.drawImage(last.bitmap, last.x, last.y); ctx.restore();
-          return;
-        }
+    if (!this.paintSprite(ctx, text.sprite, this.textVariant, bounds)) this.paintBrowserText(ctx, text, bounds);
+  }
+
+  // A contents sprite (text or image, overlay.mjs's spriteURL) drawn 1:1 on the device grid,
+  // with the context's alpha and compositing. Until it has loaded: its last sprite moved by
+  // the change of matrix. False when there is none (the caller draws the browser's own).
+  paintSprite(ctx, base, textVariant, bounds) {
+    if (!this.sprites || !base) return false;
+    const m = ctx.getTransform();
+    const matrix = [m.a, m.b, m.c, m.d, m.e, m.f];
+    const url = spriteURL(base, [this.scene.width, this.scene.height], textVariant, bounds, matrix,
+                          [ctx.canvas.width, ctx.canvas.height]);
+    const key = `${base}#${textVariant}`;
+    const sprite = this.sprites.get(url);
+    if (sprite?.bitmap) this.sprites.latest.set(key, { ...sprite, matrix: m });
+    if (sprite && !sprite.failed) {
+      if (sprite.bitmap) { ctx.save(); ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.drawImage(sprite.bitmap, sprite.x, sprite.y); ctx.restore(); }
+      return true;
+    }
+    if (!sprite) {
+      this.missing.add(url);
+      const last = this.sprites.latest.get(key);
+      const move = last && m.multiply(last.matrix.inverse());
+      if (move && [move.a, move.b, move.c, move.d, move.e, move.f].every(Number.isFinite)) {
+        ctx.save(); ctx.setTransform(move); ctx.drawImage(last.bitmap, last.x, last.y); ctx.restore();
+        return true;
       }
     }
-    this.paintBrowserText(ctx, text, bounds);
+    return false;
   }
 
   // The browser's text (fillText, never markup), wrapped at the bounds' width from their top.
