@@ -219,7 +219,7 @@ import Testing
     /// gradients and alpha blending one step apart), and, so that a flat region can still
     /// fail: where the overlay is opaque at most 250 flat pixels differ at all, and the hole
     /// (what changes with the destination's colour, on both sides) is the reference's within
-    /// 250 pixels (browser_test.py's FLAT_TOLERANCE, FLAT_DIFFERING, HOLE_TOLERANCE).
+    /// 50 pixels (browser_test.py's FLAT_TOLERANCE, FLAT_DIFFERING, HOLE_TOLERANCE).
     @Test(.timeLimit(.minutes(3)))
     func framesMatchCurtainctlRender() async throws {
         let r = try await Self.browserTest("pixels")
