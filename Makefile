@@ -5,8 +5,10 @@ VENV := .venv
 # Debian packages a fresh Debian 12 machine lacks for building and testing Curtain.
 APT_PACKAGES := libsystemd-dev systemd dbus python3-venv python3-systemd hyperfine varlink-go \
 	libcairo2-dev libpango1.0-dev librsvg2-dev libwebp-dev fonts-dejavu-core libssl-dev
+# curtain-web's browser tests (Tests/WebTests): Playwright drives Debian's headless Chromium.
+APT_PACKAGES += chromium-headless-shell
 # Python packages for the test clients (the Varlink reference implementation).
-PIP_PACKAGES := varlink==31.0.0
+PIP_PACKAGES := varlink==31.0.0 playwright==1.65.2
 STAMP := .build/.setup-done
 
 .PHONY: setup build test check-units install demo bench fuzz release clean
@@ -54,7 +56,7 @@ MANDIR := $(PREFIX)/share/man
 DATADIR := $(PREFIX)/share
 # polkitd reads rules from here (and /etc/polkit-1/rules.d, the administrator's), whatever PREFIX.
 POLKITRULESDIR ?= /usr/share/polkit-1/rules.d
-BINARIES := curtaind curtainctl curtain-demo-app
+BINARIES := curtaind curtainctl curtain-demo-app curtain-web
 
 install: setup
 	$(SWIFT) build -c $(CONFIG)

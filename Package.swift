@@ -127,6 +127,25 @@ let package = Package(
             name: "curtainctl-render",
             dependencies: ["CurtainCore", "CurtainConfig", "CurtainRender", "CurtainctlSupport", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // curtain-web: the overlay in a browser (docs/web.md). An HTTP server (NIOHTTP1) for the
+        // page (Web/, compiled in), scenes and their assets, text rasterised by CurtainRender
+        // (the offline renderer's pixels), and curtaind's Watch relayed as Server-Sent Events.
+        .target(
+            name: "CurtainWeb",
+            dependencies: [
+                "CurtainCore", "CurtainRender", "CurtainctlSupport", "JSON", "Varlink",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/web.css"), .embedInCode("Web/overlay.mjs"),
+                        .embedInCode("Web/painter.mjs"), .embedInCode("Web/app.mjs")]
+        ),
+        .executableTarget(name: "curtain-web", dependencies: ["CurtainWeb", "CurtainCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // The page's value→canvas mapping (node --test), the server's limits, and the page in
+        // chromium-headless-shell through Playwright (browser_test.py), against a real curtaind.
+        .testTarget(name: "WebTests", dependencies: ["CurtainWeb", "CurtainTestKit"], exclude: ["js", "browser_test.py"]),
         .testTarget(name: "CurtainRenderTests", dependencies: ["CurtainRender", "CurtainCore", "CurtainTestKit"], exclude: ["Goldens"]),
         .testTarget(name: "CurtainCoreTests", dependencies: ["CurtainCore"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit"], exclude: ["journal_harness.py"]),

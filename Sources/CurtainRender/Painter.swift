@@ -327,13 +327,16 @@ struct Contents {
             cairo_set_fill_rule(cr, layer.fillRule == .evenOdd ? CAIRO_FILL_RULE_EVEN_ODD : CAIRO_FILL_RULE_WINDING)
             cairo_fill(cr)
         }
-        if let text = layer.text {
-            let layout = Self.layout(cr, text, b, textVariant)
-            defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-            cairo_set_source_rgba(cr, text.color.red, text.color.green, text.color.blue, text.color.alpha)
-            cairo_move_to(cr, b.x, b.y)
-            pango_cairo_show_layout(cr, layout)
-        }
+        if let text = layer.text { Self.paintText(cr, text, b, textVariant) }
+    }
+
+    /// A text layer's text at the top of its bounds (also curtain-web's text sprites, ContentsSprite).
+    static func paintText(_ cr: OpaquePointer, _ text: SceneLayer.Text, _ b: SceneLayer.Rect, _ variant: Int) {
+        let layout = layout(cr, text, b, variant)
+        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        cairo_set_source_rgba(cr, text.color.red, text.color.green, text.color.blue, text.color.alpha)
+        cairo_move_to(cr, b.x, b.y)
+        pango_cairo_show_layout(cr, layout)
     }
 
     /// Where an image sits in the bounds, as `contentsGravity` says (y grows downwards, so
@@ -354,6 +357,7 @@ struct Contents {
         return .init(x: x, y: y, width: w, height: h)
     }
 
+    /// An image in its placement (also curtain-web's image sprites, ContentsSprite).
     func paintImage(_ cr: OpaquePointer, _ asset: Asset, _ gravity: SceneLayer.Gravity, _ b: SceneLayer.Rect) {
         let r = Self.placement(asset, gravity, b)
         guard r.width > 0, r.height > 0 else { return }
