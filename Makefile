@@ -7,6 +7,8 @@ APT_PACKAGES := libsystemd-dev systemd dbus python3-venv python3-systemd hyperfi
 	libcairo2-dev libpango1.0-dev librsvg2-dev libwebp-dev fonts-dejavu-core libssl-dev
 # curtain-web's browser tests (Tests/WebTests): Playwright drives Debian's headless Chromium.
 APT_PACKAGES += chromium-headless-shell
+# The unit backend's tests check the shipped polkit rule with a real polkitd (in the contained systemd).
+APT_PACKAGES += polkitd
 # Python packages for the test clients (the Varlink reference implementation).
 PIP_PACKAGES := varlink==31.0.0 playwright==1.65.2
 STAMP := .build/.setup-done
