@@ -5,11 +5,14 @@ VENV := .venv
 # Debian packages a fresh Debian 12 machine lacks for building and testing Curtain.
 APT_PACKAGES := libsystemd-dev systemd dbus python3-venv python3-systemd hyperfine varlink-go \
 	libcairo2-dev libpango1.0-dev librsvg2-dev libwebp-dev fonts-dejavu-core
+# curtain-overlay (docs/overlay.md): libwayland and wayland-scanner, xdg-shell's XML, and the
+# compositors and screenshot tools its tests run headless (sway+grim, weston).
+APT_PACKAGES += libwayland-dev wayland-protocols libxkbcommon-dev sway grim weston
 # Python packages for the test clients (the Varlink reference implementation).
 PIP_PACKAGES := varlink==31.0.0
 STAMP := .build/.setup-done
 
-.PHONY: setup build test check-units install demo bench fuzz release clean
+.PHONY: setup protocols build test check-units install demo bench fuzz release clean
 
 setup: $(STAMP)
 
@@ -24,15 +27,36 @@ $(STAMP): Makefile
 	@$(VENV)/bin/pip install -q --disable-pip-version-check $(PIP_PACKAGES)
 	@mkdir -p .build && touch $(STAMP)
 
-build: setup
+# wayland-scanner's C glue for curtain-overlay, generated before `swift build`: SwiftPM
+# (through 6.3) ignores C sources and headers a build-tool plugin produces unless the package
+# opts into an experimental tools version. Package.swift leaves the Wayland targets out
+# until these files exist, so a bare `swift build` of a fresh clone still builds the rest.
+WL_PROTOCOLS := Sources/CWaylandProtocols
+WL_XDG_SHELL := $(shell pkg-config --variable=pkgdatadir wayland-protocols 2>/dev/null)/stable/xdg-shell/xdg-shell.xml
+WL_GENERATED := $(WL_PROTOCOLS)/generated/xdg-shell-protocol.c $(WL_PROTOCOLS)/include/xdg-shell-client-protocol.h \
+	$(WL_PROTOCOLS)/generated/wlr-layer-shell-unstable-v1-protocol.c $(WL_PROTOCOLS)/include/wlr-layer-shell-unstable-v1-client-protocol.h \
+	$(WL_PROTOCOLS)/generated/wlr-virtual-pointer-unstable-v1-protocol.c $(WL_PROTOCOLS)/include/wlr-virtual-pointer-unstable-v1-client-protocol.h
+
+protocols: setup $(WL_GENERATED)
+
+$(WL_PROTOCOLS)/generated/xdg-shell-protocol.c: $(WL_XDG_SHELL)
+	@mkdir -p $(@D) && wayland-scanner private-code $< $@
+$(WL_PROTOCOLS)/include/xdg-shell-client-protocol.h: $(WL_XDG_SHELL)
+	wayland-scanner client-header $< $@
+$(WL_PROTOCOLS)/generated/%-protocol.c: $(WL_PROTOCOLS)/protocols/%.xml
+	@mkdir -p $(@D) && wayland-scanner private-code $< $@
+$(WL_PROTOCOLS)/include/%-client-protocol.h: $(WL_PROTOCOLS)/protocols/%.xml
+	wayland-scanner client-header $< $@
+
+build: protocols
 	$(SWIFT) build
 
-release: setup
+release: protocols
 	$(SWIFT) build -c release
 
 # Every test (the certification suites need the python venv and varlink-go from setup),
 # then a bounded fixed-seed fuzzing pass over the Varlink parsers and curtaind's bindings (see Fuzz/run).
-test: setup
+test: protocols
 	$(SWIFT) build
 	CI=$${CI:-} $(SWIFT) test
 	$(MAKE) --no-print-directory check-units
@@ -54,7 +78,7 @@ MANDIR := $(PREFIX)/share/man
 DATADIR := $(PREFIX)/share
 BINARIES := curtaind curtainctl curtain-demo-app
 
-install: setup
+install: protocols
 	$(SWIFT) build -c $(CONFIG)
 	@bin=$$($(SWIFT) build -c $(CONFIG) --show-bin-path); \
 	for b in $(BINARIES) curtainctl-config curtainctl-render; do install -Dm755 $$bin/$$b "$(DESTDIR)$(BINDIR)/$$b"; done
