@@ -4,7 +4,7 @@ SWIFT ?= swift
 VENV := .venv
 # Debian packages a fresh Debian 12 machine lacks for building and testing Curtain.
 APT_PACKAGES := libsystemd-dev systemd dbus python3-venv python3-systemd hyperfine varlink-go \
-	libcairo2-dev libpango1.0-dev librsvg2-dev libwebp-dev fonts-dejavu-core
+	libcairo2-dev libpango1.0-dev librsvg2-dev libwebp-dev fonts-dejavu-core libssl-dev
 # curtain-overlay (docs/overlay.md): libwayland and wayland-scanner, xdg-shell's XML, and the
 # compositors and screenshot tools its tests run headless (sway+grim, weston).
 APT_PACKAGES += libwayland-dev wayland-protocols libxkbcommon-dev sway grim weston
@@ -32,7 +32,7 @@ $(STAMP): Makefile
 # opts into an experimental tools version. Package.swift leaves the Wayland targets out
 # until these files exist, so a bare `swift build` of a fresh clone still builds the rest.
 WL_PROTOCOLS := Sources/CWaylandProtocols
-WL_XDG_SHELL := $(shell pkg-config --variable=pkgdatadir wayland-protocols 2>/dev/null)/stable/xdg-shell/xdg-shell.xml
+WL_XDG_SHELL := $(or $(shell pkg-config --variable=pkgdatadir wayland-protocols 2>/dev/null),/usr/share/wayland-protocols)/stable/xdg-shell/xdg-shell.xml
 WL_GENERATED := $(WL_PROTOCOLS)/generated/xdg-shell-protocol.c $(WL_PROTOCOLS)/include/xdg-shell-client-protocol.h \
 	$(WL_PROTOCOLS)/generated/wlr-layer-shell-unstable-v1-protocol.c $(WL_PROTOCOLS)/include/wlr-layer-shell-unstable-v1-client-protocol.h \
 	$(WL_PROTOCOLS)/generated/wlr-virtual-pointer-unstable-v1-protocol.c $(WL_PROTOCOLS)/include/wlr-virtual-pointer-unstable-v1-client-protocol.h
@@ -76,6 +76,8 @@ TMPFILESDIR := $(PREFIX)/lib/tmpfiles.d
 CATALOGDIR := $(PREFIX)/lib/systemd/catalog
 MANDIR := $(PREFIX)/share/man
 DATADIR := $(PREFIX)/share
+# polkitd reads rules from here (and /etc/polkit-1/rules.d, the administrator's), whatever PREFIX.
+POLKITRULESDIR ?= /usr/share/polkit-1/rules.d
 BINARIES := curtaind curtainctl curtain-demo-app
 
 install: protocols
@@ -95,6 +97,11 @@ install: protocols
 	install -Dm644 units/curtain.sysusers.conf "$(DESTDIR)$(SYSUSERSDIR)/curtain.conf"
 	install -Dm644 units/curtain.tmpfiles.conf "$(DESTDIR)$(TMPFILESDIR)/curtain.conf"
 	install -Dm644 units/curtain.catalog "$(DESTDIR)$(CATALOGDIR)/curtain.catalog"
+	@# The polkit rule for the units of the shipped configuration's apps (docs/units.md).
+	@bin=$$($(SWIFT) build -c $(CONFIG) --show-bin-path); \
+	install -d "$(DESTDIR)$(POLKITRULESDIR)" && \
+	$$bin/curtainctl-config config polkit-rule config/curtain.toml > "$(DESTDIR)$(POLKITRULESDIR)/50-curtain.rules" && \
+	chmod 644 "$(DESTDIR)$(POLKITRULESDIR)/50-curtain.rules"
 	@# Man pages from the commands' own help (swift-argument-parser's generate-manual), and completions.
 	$(SWIFT) build -c $(CONFIG) --product generate-manual
 	@bin=$$($(SWIFT) build -c $(CONFIG) --show-bin-path); \

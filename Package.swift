@@ -49,12 +49,16 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // recvmsg with SCM_CREDENTIALS/SCM_RIGHTS for the notify socket (CMSG_* are macros).
         .target(name: "CNotify"),
+        // systemd's manager over sd-bus for the unit backend (sd-bus's variadic calls in C).
+        .target(name: "CSystemdBus", linkerSettings: [.linkedLibrary("systemd")]),
         .target(name: "Systemd", dependencies: ["CSystemd", "CNotify", .product(name: "Logging", package: "swift-log")]),
+        // libcrypto's SHA-256 (Debian's libssl-dev): the hash of a launch's scene file (GetScene).
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Composition: configuration, Varlink server, systemd integration, lifecycle.
         .target(
             name: "CurtainDaemon",
             dependencies: [
-                "CurtainConfig", "Systemd", "CNotify", "Varlink", "VarlinkNIO",
+                "CurtainConfig", "Systemd", "CNotify", "CCrypto", "CSystemdBus", "Varlink", "VarlinkNIO",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -122,7 +126,7 @@ let package = Package(
         // `curtainctl render`: run by curtainctl, so that curtainctl itself never loads cairo.
         .executableTarget(
             name: "curtainctl-render",
-            dependencies: ["CurtainCore", "CurtainRender", "CurtainctlSupport", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["CurtainCore", "CurtainConfig", "CurtainRender", "CurtainctlSupport", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "CurtainRenderTests", dependencies: ["CurtainRender", "CurtainCore", "CurtainTestKit"], exclude: ["Goldens"]),
         .testTarget(name: "CurtainCoreTests", dependencies: ["CurtainCore"]),

@@ -9,7 +9,7 @@ Usage: scenarios.py BUILD_DIR STATIC_BUILD_DIR RESULTS_DIR
 
 Environment: BENCH_QUICK=1 shrinks every count (a smoke run); BENCH_STALL_SECONDS (60).
 """
-import json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+import json, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 STALL_SECONDS = int(os.environ.get("BENCH_STALL_SECONDS", "10" if QUICK else "60"))
@@ -125,6 +125,51 @@ class Daemon:
         self.process.wait(timeout=30)
 
 
+def record_frames(path, launch_socket, timeout=30):
+    """One launch of a real curtaind watched with frames: each frame's transition and its raw
+    `values` JSON, as the bytes went out (the floor replays them, so it sends the same)."""
+    frames = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as watcher:
+        watcher.settimeout(timeout)
+        watcher.connect(launch_socket)
+        watcher.sendall(json.dumps({"method": "io.curtain.Launcher.Watch", "parameters": {"frames": True}, "more": True}).encode() + b"\0")
+        time.sleep(0.2)  # Watch registers asynchronously; a launch before it would be missed
+        varlink_call(launch_socket, "io.curtain.Launcher.Launch", {"route": {"normal": "bench"}})
+        data = b""
+        while True:
+            chunk = watcher.recv(1 << 16)
+            if not chunk:
+                raise RuntimeError("curtaind closed the Watch")
+            data += chunk
+            *messages, data = data.split(b"\0")
+            for raw in messages:
+                text = raw.decode()
+                event = json.loads(text)["parameters"]["event"]
+                if event["kind"] == "frame" and not event.get("final"):
+                    values = re.search(r'"values":(\{[^{}]*\})', text).group(1)
+                    frames.append(f"{event['transition']} {values}")
+                elif event["kind"] == "state" and event.get("to") in ("revealed", "failed", "cancelled"):
+                    open(path, "w").write("\n".join(frames) + "\n")
+                    return len(frames)
+
+
+class Floor:
+    """Benchmarks/FrameFloor: the C broadcaster every frame row is compared with."""
+    def __init__(self, build, directory, frames):
+        self.socket = os.path.join(directory, "floor.sock")
+        self.process = subprocess.Popen([f"{build}/curtain-floor", self.socket, frames, "120"])
+        deadline = time.monotonic() + 10
+        while not os.path.exists(self.socket):
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                raise RuntimeError("curtain-floor did not start")
+            time.sleep(0.01)  # polling for the socket to appear, bounded by the deadline
+        self.pid = self.process.pid
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+
 def load(build, *arguments, timeout=900):
     result = subprocess.run([f"{build}/curtain-load", *map(str, arguments)], capture_output=True, text=True, timeout=timeout)
     if result.returncode != 0:
@@ -225,18 +270,36 @@ def main(build, static_build, results):
         finally:
             daemon.stop()
 
-    # 4. Frame pacing: seed 000's appear and reveal at 120 Hz, watched by 1, 100, 1000 observers.
+    # 4. Frame pacing: seed 000's appear and reveal at 120 Hz, watched by 1, 100, 1000 observers;
+    # beside each, the floor (Benchmarks/FrameFloor: the same frames' bytes from one C timerfd
+    # loop writing to every socket), read by the same readers.
     out["frames"] = {}
-    for observers in (1, 100, 1000):
-        with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
-            daemon = Daemon(build, d, config(d, [load_bin, "app"], appear="yula-appear", reveal="yula-mask-reveal"))
-            try:
-                result = load(build, "frames", "--socket", daemon.socket, "--observers", observers, "--launches", N(5, 2),
-                              "--app", "bench", "--pid", daemon.pid)
-                out["frames"][str(observers)] = result
-                log(f"4. frames, {observers} observers", result)
-            finally:
-                daemon.stop()
+    out["frames_floor"] = {}
+    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+        recording = os.path.join(d, "frames.txt")
+        daemon = Daemon(build, d, config(d, [load_bin, "app"], appear="yula-appear", reveal="yula-mask-reveal"))
+        try:
+            log("4. recorded frames for the floor:", record_frames(recording, daemon.socket))
+        finally:
+            daemon.stop()
+        for observers in (1, 100, 1000):
+            with tempfile.TemporaryDirectory(prefix="curtain-bench-") as e:
+                daemon = Daemon(build, e, config(e, [load_bin, "app"], appear="yula-appear", reveal="yula-mask-reveal"))
+                try:
+                    result = load(build, "frames", "--socket", daemon.socket, "--observers", observers, "--launches", N(5, 2),
+                                  "--app", "bench", "--pid", daemon.pid)
+                    out["frames"][str(observers)] = result
+                    log(f"4. frames, {observers} observers", result)
+                finally:
+                    daemon.stop()
+                floor = Floor(build, e, recording)
+                try:
+                    result = load(build, "frames", "--socket", floor.socket, "--observers", observers, "--launches", N(5, 2),
+                                  "--app", "bench", "--pid", floor.pid)
+                    out["frames_floor"][str(observers)] = result
+                    log(f"4. floor, {observers} observers", result)
+                finally:
+                    floor.stop()
 
     # 5. Memory: per observer, per active launch, and 1000 observers that stop reading.
     with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:

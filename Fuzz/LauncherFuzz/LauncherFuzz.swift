@@ -124,7 +124,7 @@ struct TypedCall {
         var p: [String: JSONValue] = [:]
         let more = bit()
         let method: String
-        switch byte() % 12 {
+        switch byte() % 13 {
         case 0:
             method = "io.curtain.Launcher.Watch"
             if bit() { p["launch"] = id() }
@@ -157,6 +157,7 @@ struct TypedCall {
         case 8: method = "io.curtain.Launcher.List"
         case 9: method = "io.curtain.Launcher.GetStatus"
         case 10: method = "io.curtain.Launcher.GetStatistics"
+        case 11: method = "io.curtain.Launcher.GetScene"; p["launch"] = id()
         default: method = "io.curtain.Launcher.Ping"
         }
         return VarlinkCall(method: method, parameters: p, more: more)

@@ -54,6 +54,9 @@ public struct Configuration: Sendable {
         /// argv, never run through a shell; `{screen}` and `{param:NAME}` elements are filled in.
         /// Empty: the app is not started by curtaind (it reports through io.curtain.App).
         public var exec: [String]
+        /// The app is this systemd unit instead (`exec` is then empty): curtaind starts and
+        /// watches it through systemd (docs/units.md).
+        public var unit: UnitName? = nil
         public var environment: [String: String] = [:]
         public var workingDirectory: String? = nil
         public var screens: [String]
@@ -78,12 +81,16 @@ public struct Configuration: Sendable {
         public var retain = true
         /// The splash shows one of this many texts, chosen at random per launch (seed 000).
         public var textVariants = 1
+        /// The scene file the overlay is drawn from (`[transitions] scene`, absolute once
+        /// loaded); nil: the reveal's shipped scene (`SceneLocator`).
+        public var scene: String?
 
-        public init(appear: TimelineDocument, reveal: TimelineDocument, retain: Bool = true, textVariants: Int = 1) {
+        public init(appear: TimelineDocument, reveal: TimelineDocument, retain: Bool = true, textVariants: Int = 1, scene: String? = nil) {
             self.appear = appear
             self.reveal = reveal
             self.retain = retain
             self.textVariants = textVariants
+            self.scene = scene
         }
     }
 
@@ -99,7 +106,7 @@ public struct Configuration: Sendable {
         guard display.reducedMotion else { return transitions }
         return Transitions(appear: Presets.document(named: Presets.reducedMotionAppear)!,
                            reveal: Presets.document(named: Presets.reducedMotionReveal)!,
-                           retain: transitions.retain, textVariants: transitions.textVariants)
+                           retain: transitions.retain, textVariants: transitions.textVariants, scene: transitions.scene)
     }
 
     public init() {}

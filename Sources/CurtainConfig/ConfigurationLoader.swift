@@ -69,7 +69,7 @@ extension Configuration {
         var names = Set<String>()
         for (index, value) in (r.array(root["apps"], "apps") ?? []).enumerated() {
             let path = "apps[\(index)]"
-            guard let table = r.table(value, path, allowed: ["name", "exec", "environment", "working_directory", "screens", "default_screen",
+            guard let table = r.table(value, path, allowed: ["name", "exec", "unit", "environment", "working_directory", "screens", "default_screen",
                                                              "readiness", "single_instance", "warm"]) else { continue }
             guard let name = r.required(r.string(table["name"], "\(path).name"), "\(path).name") else { continue }
             if !names.insert(name).inserted { r.fail("\(path).name", "app '\(name)' is defined twice") }
@@ -86,10 +86,18 @@ extension Configuration {
                 for (key, value) in table { environment[key] = r.string(value, "\(path).environment.\(key)") }
             }
             let readiness: Readiness = r.choice(table["readiness"], "\(path).readiness") ?? .ready
-            let app = App(name: name, exec: exec, environment: environment, workingDirectory: r.string(table["working_directory"], "\(path).working_directory"),
+            var app = App(name: name, exec: exec, environment: environment, workingDirectory: r.string(table["working_directory"], "\(path).working_directory"),
                             screens: screens, defaultScreen: defaultScreen, readiness: readiness,
                             singleInstance: r.bool(table["single_instance"], "\(path).single_instance") ?? true,
                             warm: r.choice(table["warm"], "\(path).warm") ?? .restart)
+            // A unit instead of exec: how it runs (argv, environment, directory) is the unit's.
+            if let text = r.string(table["unit"], "\(path).unit") {
+                do { app.unit = try UnitName(text) } catch { r.fail("\(path).unit", error.message) }
+                if table["exec"] != nil { r.fail("\(path).unit", "exec and unit exclude each other: curtaind either runs exec itself or starts the unit") }
+                for key in ["environment", "working_directory"] where table[key] != nil {
+                    r.fail("\(path).\(key)", "has no effect on a unit: set it in the unit (Environment=, WorkingDirectory=)")
+                }
+            }
             for element in app.malformedPlaceholders {
                 r.fail("\(path).exec", "'\(element)' is not a placeholder; use {screen} or {param:NAME}")
             }

@@ -9,6 +9,16 @@ public struct ConfigurationSnapshot: Sendable {
     /// The effective transitions (reduced motion applied), compiled; the error when they do
     /// not compile (a loaded configuration has been checked, so only a hand-built one fails).
     public let transitions: Result<CompiledTransitions, TimelineError>
+    /// The scene its overlay is drawn from (GetScene): the configured file, else the configured
+    /// reveal's shipped scene (reduced motion changes the motion, not the scene).
+    public let scene: SceneReference
+
+    public struct SceneReference: Sendable, Hashable {
+        /// The absolute path; nil when the shipped scene is installed nowhere.
+        public let path: String?
+        /// What was asked for: the configured path, or the shipped scene's relative path.
+        public let name: String
+    }
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -16,6 +26,12 @@ public struct ConfigurationSnapshot: Sendable {
         transitions = Result { () throws(TimelineError) in
             try CompiledTransitions(appear: effective.appear, reveal: effective.reveal,
                                     screenWidth: configuration.display.width, screenHeight: configuration.display.height)
+        }
+        if let configured = configuration.transitions.scene {
+            scene = SceneReference(path: SceneLocator.absolute(configured), name: configured)
+        } else {
+            let relative = SceneLocator.relativePath(forTransition: configuration.transitions.reveal.name)
+            scene = SceneReference(path: SceneLocator.shipped(relative), name: relative)
         }
     }
 

@@ -86,10 +86,20 @@ public enum Daemon {
             logger.error("cannot open the notify socket for apps", metadata: ["curtain_socket": "\(notifyPath)", "error": "\(error)"])
             return 1
         }
+        let frameClock: FrameClock
+        do { frameClock = try FrameClock() } catch {
+            logger.error("cannot start the frame clock", metadata: ["error": "\(error)"])
+            return 1
+        }
+        // Apps that are units: started through systemd; connected on the first such launch.
+        let units = UnitSupervisor(runtimeDirectory: lock.directory, apiSocket: apiSocket, logger: logger) { [supervisor] in
+            await supervisor.deliver($0, $1, $2, $3)
+        }
         let origin = Mutex<Int64?>(nil)
         let driver = LaunchDriver(settings: configuration.daemon.launchSettings,
                                   fps: configuration.daemon.frameRate ?? configuration.display.refreshRate,
-                                  clock: ContinuousClock(), broadcaster: broadcaster, supervisor: supervisor, logger: logger,
+                                  clock: frameClock, broadcaster: broadcaster,
+                                  supervisor: AppBackends(processes: supervisor, units: units), logger: logger,
                                   onStatus: { notifier.status($0) },
                                   firstID: runtime.current.lastLaunchID + 1, interrupted: interrupted,
                                   onLaunches: { inFlight, lastID in
@@ -136,7 +146,7 @@ public enum Daemon {
                             probes: [{ await driver.heartbeat() }],
                             ping: { notifier.watchdog() }),
             DriverService(driver: driver),
-            SupervisorService(supervisor: supervisor),
+            SupervisorService(supervisor: supervisor, units: units),
             ReloadService(reloader: reloader),
             ServerService(server: server, driver: driver, notifier: notifier, logger: logger),
         ] + TestWedgeService.fromEnvironment(loop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger)

@@ -5,15 +5,25 @@
 /// floats, bounds nesting depth, rejects invalid UTF-8 and trailing bytes, and never traps on
 /// any input (it is fuzzed).
 public struct JSONParser {
+    /// Why a document was rejected, and where.
     public struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// Byte offset of the input at which the parser stopped (for a number out of range, its first byte).
         public let offset: Int
+        /// What was wrong there, in a few words ("unpaired surrogate", "expected ':'").
         public let message: String
+        /// `JSON syntax error at byte N: message`.
         public var description: String { "JSON syntax error at byte \(offset): \(message)" }
     }
 
     /// Deepest nesting of arrays and objects accepted.
     public static let maximumDepth = 128
 
+    /// Parses one complete JSON document.
+    ///
+    /// Integers that fit `Int64` become `.int`, every other number `.float`; duplicate keys keep the
+    /// last value. Whitespace may surround the value, nothing else.
+    /// - Throws: `SyntaxError` for invalid JSON, invalid UTF-8, nesting beyond `maximumDepth`,
+    ///   a number that does not fit a finite Double, or bytes after the value.
     public static func parse(_ bytes: some Collection<UInt8>) throws(SyntaxError) -> JSONValue {
         let result: Result<JSONValue, SyntaxError> = bytes.withContiguousStorageIfAvailable { buffer in
             var parser = JSONParser(buffer)

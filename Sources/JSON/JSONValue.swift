@@ -9,14 +9,18 @@ public enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// The member `key` of an object; nil if it is missing or this is not an object.
     public subscript(key: String) -> JSONValue? {
         if case .object(let object) = self { object[key] } else { nil }
     }
 
+    /// True only for JSON `null`, not for a missing member.
     public var isNull: Bool { self == .null }
 }
 
 extension JSONValue: Codable {
+    /// Decodes whatever a Decoder holds, trying an array, an object, then null, Bool, Int64, Double
+    /// and String, so a whole number stays `.int`.
     public init(from decoder: any Decoder) throws {
         if var array = try? decoder.unkeyedContainer() {
             var values: [JSONValue] = []
@@ -40,6 +44,7 @@ extension JSONValue: Codable {
         else { self = .string(try single.decode(String.self)) }
     }
 
+    /// Encodes the value as the same JSON; object members in no particular order.
     public func encode(to encoder: any Encoder) throws {
         switch self {
         case .null:
@@ -73,14 +78,21 @@ struct AnyKey: CodingKey {
 // Literals, for tests and for handlers building replies by hand.
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral {
+    /// A `.string`.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An `.int`, never a float: `1` in a literal means the Varlink `int`.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// A `.float`, even for `1.0`.
     public init(floatLiteral value: Double) { self = .float(value) }
+    /// A `.bool`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An `.array`.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// An `.object`; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
+    /// `.null`.
     public init(nilLiteral: ()) { self = .null }
 }
 

@@ -1,6 +1,16 @@
 /// Serialises `JSONValue` straight to bytes. Written by hand because every reply goes through
 /// it: no intermediate Data, no key sorting unless asked, no Foundation formatting.
 public enum JSONWriter {
+    /// Appends the JSON text of `value` to `out`.
+    ///
+    /// A float that is a whole number of magnitude below 10¹⁵ is written with `.0`, so it reads
+    /// back as a float, not an int; NaN and the infinities, which JSON cannot express, are
+    /// written as `null`.
+    /// - Parameters:
+    ///   - value: The document to write.
+    ///   - out: The buffer to append to; reusing one across messages saves allocations.
+    ///   - sortedKeys: Whether object members are written in key order, for stable output in tests
+    ///     and on screen; off by default because sorting costs time on every reply.
     public static func write(_ value: JSONValue, into out: inout [UInt8], sortedKeys: Bool = false) {
         switch value {
         case .null: out += [0x6E, 0x75, 0x6C, 0x6C]
@@ -33,16 +43,20 @@ public enum JSONWriter {
         }
     }
 
+    /// The JSON text of `value` as UTF-8 bytes; see `write(_:into:sortedKeys:)`.
     public static func bytes(_ value: JSONValue, sortedKeys: Bool = false) -> [UInt8] {
         var out: [UInt8] = []
         write(value, into: &out, sortedKeys: sortedKeys)
         return out
     }
 
+    /// The JSON text of `value` as a String; see `write(_:into:sortedKeys:)`.
     public static func string(_ value: JSONValue, sortedKeys: Bool = false) -> String {
         String(decoding: bytes(value, sortedKeys: sortedKeys), as: UTF8.self)
     }
 
+    /// Appends `s` as a quoted JSON string: quotes, backslashes and control characters are escaped,
+    /// everything else (non-ASCII too) is copied as UTF-8.
     public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(0x22)
         for byte in s.utf8 {

@@ -5,9 +5,11 @@ import Synchronization
 /// Each framing handler charges what it buffers and gives it back when the message completes
 /// or the connection goes away.
 public final class MessageBudget: Sendable {
+    /// Most bytes all connections may hold in unterminated messages at once.
     public let limit: Int
     private let used = Atomic<Int>(0)
 
+    /// A budget with nothing held yet; one per server, shared by its connections.
     public init(limit: Int) { self.limit = limit }
 
     /// Bytes held now, by every connection together.

@@ -8,8 +8,12 @@ import Glibc
 /// Kept here, without libsystemd, so the transport works under any activator (systemd,
 /// `systemd-socket-activate`, the Varlink certification suite's `--activate`).
 public enum SocketActivation {
+    /// One passed socket.
     public struct Descriptor: Sendable, Hashable {
+        /// The file descriptor, from `firstDescriptor` on.
         public let fd: Int32
+        /// Its name from LISTEN_FDNAMES (`FileDescriptorName=` of the socket unit); `unknown` when
+        /// none was passed.
         public let name: String
     }
 

@@ -16,14 +16,22 @@ import Varlink
 /// }
 /// ```
 public final class VarlinkConnection: Sendable {
+    /// Limits of a client connection.
     public struct Configuration: Sendable {
+        /// Largest reply accepted, in bytes (16 MiB, as a server's default); a larger one ends the
+        /// connection and fails the calls waiting on it.
         public var maximumMessageSize = 16 * 1024 * 1024
+        /// The defaults above.
         public init() {}
     }
 
+    /// Why a call got no reply, besides the transport's own errors.
     public enum ConnectionError: Error, Equatable, CustomStringConvertible {
+        /// The connection was closed, by either side, before the reply arrived.
         case closed
+        /// The service sent a reply when no call was waiting for one; the connection is ended.
         case unexpectedReply
+        /// A sentence for logs and command-line errors.
         public var description: String {
             switch self {
             case .closed: "the connection closed before the reply arrived"
@@ -47,6 +55,13 @@ public final class VarlinkConnection: Sendable {
     }
 
     /// Connects, runs `body` with the connection, and closes it when `body` returns.
+    /// - Parameters:
+    ///   - path: The service's socket file.
+    ///   - configuration: Limits of the connection.
+    ///   - group: The event loops the connection runs on.
+    ///   - body: Works with the connection, which must not outlive it: calls still waiting when
+    ///     it returns fail.
+    /// - Throws: What connecting throws (no such socket, connection refused), or what `body` throws.
     public static func withConnection<Result: Sendable>(
         to path: String, configuration: Configuration = .init(),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,

@@ -9,11 +9,17 @@ import NIOCore
 /// stopped, so a message that arrives in many reads costs time linear in its size (a rescan
 /// from its start on every read cost ~850 ms of an event loop for a 15 MiB message).
 public final class VarlinkFramingHandler: ChannelInboundHandler {
+    /// The bytes as they arrive.
     public typealias InboundIn = ByteBuffer
+    /// One message, without its NUL terminator.
     public typealias InboundOut = ByteBuffer
 
+    /// Why the handler gave up on a connection; it fires the error down the pipeline once and
+    /// ignores all input after it.
     public enum FramingError: Error, Equatable {
+        /// A message grew past `limit` bytes.
         case messageTooLarge(limit: Int)
+        /// A message begun did not complete within `timeout`.
         case incompleteMessage(timeout: TimeAmount)
         /// Buffering this connection's partial message would take the bytes of unterminated
         /// messages held across all connections past the server's budget.
@@ -33,12 +39,19 @@ public final class VarlinkFramingHandler: ChannelInboundHandler {
     /// Bytes examined for a NUL since the handler was added (tests prove the scan linear).
     package private(set) var examinedBytes = 0
 
+    /// - Parameters:
+    ///   - maximumMessageSize: Largest message, in bytes without the NUL; a longer one fails the
+    ///     connection as soon as more than that is buffered, before its end arrives.
+    ///   - messageTimeout: How long a message may take from its first byte to its NUL; nil for
+    ///     no limit (a client trusts its service).
+    ///   - budget: Shared by all of a server's connections to bound what they buffer together.
     public init(maximumMessageSize: Int, messageTimeout: TimeAmount?, budget: MessageBudget? = nil) {
         self.maximumMessageSize = maximumMessageSize
         self.messageTimeout = messageTimeout
         self.budget = budget
     }
 
+    /// Passes on every complete message in `data` and keeps the remainder for the next read.
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !failed else { return }
         var incoming = unwrapInboundIn(data)
@@ -100,10 +113,12 @@ public final class VarlinkFramingHandler: ChannelInboundHandler {
         timer = nil
     }
 
+    /// Gives back what this connection charged to the budget.
     public func handlerRemoved(context: ChannelHandlerContext) {
         releaseAll()
     }
 
+    /// Gives back what this connection charged to the budget.
     public func channelInactive(context: ChannelHandlerContext) {
         releaseAll()
         context.fireChannelInactive()

@@ -14,6 +14,7 @@ import Varlink
 /// created. Calls on one connection are handled one at a time, in order, so pipelined calls
 /// are answered strictly in order.
 public final class VarlinkServer: Sendable {
+    /// Where the server listens.
     public enum Address: Sendable, Hashable {
         /// Bind this path (a stale socket file left by a dead server is replaced).
         case path(String)
@@ -21,6 +22,7 @@ public final class VarlinkServer: Sendable {
         case listeningDescriptor(Int32)
     }
 
+    /// The server's limits and its socket file's permissions.
     public struct Configuration: Sendable {
         /// Largest message accepted, in bytes (16 MiB, as systemd). A larger one gets an error
         /// reply and the connection is closed.
@@ -29,7 +31,11 @@ public final class VarlinkServer: Sendable {
         /// messages of the largest size). A connection whose partial message would take the
         /// total past it gets an error reply and is closed; what it held is given back.
         public var maximumBufferedMessageBytes = 64 * 1024 * 1024
+        /// Connections open at once, from all peers; one more is closed as soon as it is accepted,
+        /// without a reply, and logged.
         public var maximumConnections = 4096
+        /// Connections open at once from one user (peers whose credentials cannot be read count as
+        /// one user), so one user cannot take all of `maximumConnections`.
         public var maximumConnectionsPerUID = 1024
         /// How long a message may take to arrive once it has begun (nil: for ever).
         public var messageTimeout: TimeAmount? = .seconds(30)
@@ -45,12 +51,19 @@ public final class VarlinkServer: Sendable {
         public var disconnectLinger: TimeAmount = .seconds(5)
         /// Applied to a socket file the server creates.
         public var socketMode: mode_t = 0o660
+        /// Group of a socket file the server creates; nil leaves the group it was created with.
         public var socketGroup: gid_t? = nil
+        /// The defaults above.
         public init() {}
     }
 
+    /// What every connection's calls go to.
     public let service: VarlinkService
+    /// listen(2)'s backlog when the server binds the socket itself.
+    public static let listenBacklog = Int32.max
+    /// Where the server listens.
     public let address: Address
+    /// Its limits, fixed for the server's life.
     public let configuration: Configuration
     private let group: any EventLoopGroup
     private let logger: Logger
@@ -58,6 +71,13 @@ public final class VarlinkServer: Sendable {
     private let budget: MessageBudget
     private let accepted = AcceptedConnections()
 
+    /// Prepares a server; nothing is bound until `run(onListening:)`.
+    /// - Parameters:
+    ///   - service: Handles the calls.
+    ///   - address: A path to bind, or a descriptor already listening.
+    ///   - configuration: Limits and socket file permissions.
+    ///   - group: The event loops connections run on; each connection stays on one.
+    ///   - logger: Refused connections and protocol errors are logged here.
     public init(service: VarlinkService, address: Address, configuration: Configuration = .init(),
                 group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                 logger: Logger = Logger(label: "varlink.server")) {
@@ -76,11 +96,16 @@ public final class VarlinkServer: Sendable {
     /// Open connections now (for status lines and tests).
     public var connectionCount: Int { limiter.total }
 
+    /// Why the server could not listen.
     public enum ServerError: Error, CustomStringConvertible {
+        /// Something other than a socket is at the path; it is left alone.
         case notASocket(String)
+        /// A server answers on the socket at the path.
         case inUse(String)
+        /// A system call failed: what was done, and errno.
         case system(String, Int32)
 
+        /// A sentence for logs: what failed, where and why.
         public var description: String {
             switch self {
             case .notASocket(let path): "\(path) exists and is not a socket; refusing to replace it"
@@ -91,6 +116,8 @@ public final class VarlinkServer: Sendable {
     }
 
     /// Binds, calls `onListening` once connections can be accepted, and serves until cancelled.
+    /// - Throws: `ServerError` if the path is taken or the socket file's mode or group cannot be
+    ///   set; NIO's error if binding fails.
     public func run(onListening: @Sendable () -> Void = {}) async throws {
         let configuration = self.configuration
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { [limiter, logger, accepted, budget] channel in
@@ -115,7 +142,9 @@ public final class VarlinkServer: Sendable {
             }
         }
 
-        let bootstrap = ServerBootstrap(group: group).serverChannelOption(.backlog, value: 512)
+        // As systemd's sockets (Backlog=SOMAXCONN): the kernel caps it at net.core.somaxconn, and a
+        // burst of non-blocking connects is held until the accept loop reaches it, not refused.
+        let bootstrap = ServerBootstrap(group: group).serverChannelOption(.backlog, value: VarlinkServer.listenBacklog)
         let server: NIOAsyncChannel<Connection, Never>
         var createdPath: String? = nil
         switch address {

@@ -7,7 +7,7 @@ struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
         abstract: "Work with Curtain's configuration file.",
-        subcommands: [Check.self]
+        subcommands: [Check.self, PolkitRuleCommand.self]
     )
 
     struct Check: ParsableCommand {
@@ -30,6 +30,30 @@ struct ConfigCommand: ParsableCommand {
             }
             print("\(file): ok — \(configuration.summary)")
         }
+    }
+}
+
+/// `curtainctl config polkit-rule`: the polkit rule for a configuration's units (docs/units.md).
+struct PolkitRuleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "polkit-rule",
+        abstract: "Print the polkit rule that lets curtaind manage exactly the configuration's units.",
+        discussion: """
+        Install it as /etc/polkit-1/rules.d/50-curtain.rules (it overrides the one in \
+        /usr/share/polkit-1/rules.d that make install generated from the shipped configuration).
+        """
+    )
+
+    @Argument(help: ArgumentHelp("The configuration file.", valueName: "path"))
+    var path: String?
+
+    @Option(help: ArgumentHelp("The user curtaind runs as.", valueName: "user"))
+    var user = "curtain"
+
+    func run() throws {
+        let file = path ?? Configuration.defaultPath
+        let configuration = try loadConfiguration(file, explicit: path != nil, command: "config polkit-rule") ?? Configuration()
+        print(PolkitRule.text(for: configuration, user: user, source: file), terminator: "")
     }
 }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import CurtainConfig
 import CurtainctlSupport
 import CurtainCore
 import CurtainRender
@@ -328,23 +329,11 @@ struct RenderCommand: ParsableCommand {
         throw fail("render", "'\(transition)' is neither a file nor a preset (presets: \(Presets.all.keys.sorted().joined(separator: ", ")))")
     }
 
-    /// --scene, or the preset's shipped scene (`Presets.scenes`, else yula's): $CURTAIN_SCENES,
-    /// then share/curtain/scenes next to the installed binary, then scenes/ of the source tree
-    /// the binary was built in.
+    /// --scene, or the preset's shipped scene (`SceneLocator`, which curtaind's GetScene uses too).
     func scenePath() throws -> String {
         if let scene { return scene }
-        let relative = transition.flatMap { Files.exists($0) ? nil : Presets.scenes[$0] } ?? "yula/yula.scene.json"
-        if let env = getenv("CURTAIN_SCENES") { return String(cString: env) + "/" + relative }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        var directory = length > 0 ? String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "."
-        var candidates: [String] = []
-        while let slash = directory.lastIndex(of: "/"), !directory.isEmpty {
-            directory = String(directory[..<slash])
-            candidates.append(directory + "/share/curtain/scenes/" + relative)
-            candidates.append(directory + "/scenes/" + relative)
-        }
-        if let found = candidates.first(where: { Files.exists($0) }) { return found }
+        let relative = transition.flatMap { Files.exists($0) ? nil : SceneLocator.relativePath(forTransition: $0) } ?? SceneLocator.defaultScene
+        if let found = SceneLocator.shipped(relative) { return found }
         throw fail("render", "the shipped scene \(relative) is not installed; give --scene FILE or set CURTAIN_SCENES")
     }
 }

@@ -158,6 +158,8 @@ import RealModule
                 == "animations[1]: animates a.p as a point, but it is a scalar")
         #expect(error(#"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1, "spring": {"stiffness": 10, "damping": 0}}]}"#)
                 == "animations[0].spring: never settles within 3600.0 s (damping too low); give a duration")
+        // With the animation's own duration it compiles (docs/timeline.md: "needs an explicit duration").
+        #expect(error(#"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1, "duration": 2, "spring": {"stiffness": 10, "damping": 0}}]}"#) == nil)
         #expect(error(#"{"animations": []}"#) == "missing key 'name'")
     }
 

@@ -155,3 +155,32 @@ extension LauncherIntegrationTests {
         #expect(await daemon.finish(within: 15).status == 0)
     }
 }
+
+extension LauncherIntegrationTests {
+    /// GetScene through python's reference client against the real curtaind: the shipped
+    /// scene's absolute path, the SHA-256 of its bytes (checked against python's hashlib), the
+    /// elements the app reported; id 0 is InvalidParameter, an unknown id NoSuchLaunch.
+    @Test func aRendererLearnsTheSceneOfALaunch() async throws {
+        guard TestEnvironment.isExecutable(Self.python) else {
+            if TestEnvironment.inCI { Issue.record("needs the python venv") }
+            return
+        }
+        let (daemon, socket) = try await Self.start()
+        let run = try await TestProcess.run(Self.python, [Self.client, socket, "scene"], within: 60)
+        #expect(run.status == 0, "\(run.stderr)")
+        let result = json(run.stdout)
+        let scene = result["scene"] as? [String: Any]
+        let path = scene?["path"] as? String ?? ""
+        #expect(path.hasPrefix("/") && path.hasSuffix("/yula/yula.scene.json"), "\(result)")
+        #expect(scene?["sha256"] as? String == result["hashlib"] as? String && (result["hashlib"] as? String)?.count == 64)
+        #expect(scene?["appear"] as? String == "yula-appear" && scene?["reveal"] as? String == "yula-mask-reveal")
+        #expect(scene?["text_variant"] as? Int == result["text_variant"] as? Int)
+        #expect((scene?["elements"] as? [String: [Double]])?["logo"] == [10, 20, 30, 40])
+        #expect((scene?["hidden"] as? [String]) == [])
+        let zero = result["0"] as? [Any], unknown = result["1099511627776"] as? [Any]
+        #expect(zero?.first as? String == "org.varlink.service.InvalidParameter" && (zero?.last as? [String: Any])?["parameter"] as? String == "launch")
+        #expect(unknown?.first as? String == "io.curtain.Launcher.NoSuchLaunch" && (unknown?.last as? [String: Any])?["id"] as? Int == 1 << 40)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.finish(within: 15).status == 0)
+    }
+}

@@ -91,11 +91,15 @@ import Varlink
             #expect(await Self.call(service, "io.curtain.Launcher.Watch", ["launch": bad], more: true) == [Self.invalid("launch")])
             #expect(await Self.call(service, "io.curtain.App.Ready", ["launch": bad]) == [Self.invalid("launch")])
             #expect(await Self.call(service, "io.curtain.App.Failed", ["launch": bad, "reason": "x"]) == [Self.invalid("launch")])
+            #expect(await Self.call(service, "io.curtain.Launcher.GetScene", ["launch": bad]) == [Self.invalid("launch")])
         }
         // 1 and the largest id are valid ids (of no launch, or of this one).
         #expect(await Self.call(service, "io.curtain.Launcher.Get", ["id": .int(Int64.max)])
                 == [.error("io.curtain.Launcher.NoSuchLaunch", ["id": .int(Int64.max)])])
         #expect(await Self.call(service, "io.curtain.Launcher.Get", ["id": .int(id)]).first?.error == nil)
+        #expect(await Self.call(service, "io.curtain.Launcher.GetScene", ["launch": .int(Int64.max)])
+                == [.error("io.curtain.Launcher.NoSuchLaunch", ["id": .int(Int64.max)])])
+        #expect(await Self.call(service, "io.curtain.Launcher.GetScene", ["launch": .int(id)]).first?.error == nil)
     }
 
     @Test(.timeLimit(.minutes(1))) func elementFramesAreBounded() async throws {

@@ -1,6 +1,6 @@
 """Drives a real curtaind with the reference Varlink client (PyPI `varlink`).
 
-usage: launch_client.py SOCKET scenario|denied
+usage: launch_client.py SOCKET scenario|denied|scene
 Prints one JSON document with what each observer saw.
 """
 import json
@@ -57,4 +57,27 @@ def denied():
     print(json.dumps(result))
 
 
-{'scenario': scenario, 'denied': denied}[sys.argv[2]]()
+def scene():
+    """GetScene of a launch in flight, with the file's SHA-256 computed here; then the errors."""
+    import hashlib
+    result = {}
+    with varlink.Client.new_with_address(address) as client, client.open('io.curtain.Launcher') as con:
+        launch = con.Launch({'normal': 'shop'})['launch']
+        with client.open('io.curtain.App') as app:
+            app.Ready(launch['id'], 'skeleton', None, {'logo': {'x': 10, 'y': 20, 'width': 30, 'height': 40}})
+        scene = con.GetScene(launch['id'])['scene']
+        result['scene'] = scene
+        result['text_variant'] = launch['text_variant']
+        with open(scene['path'], 'rb') as f:
+            result['hashlib'] = hashlib.sha256(f.read()).hexdigest()
+        for bad in (0, 1 << 40):
+            try:
+                con.GetScene(bad)
+                result[str(bad)] = 'answered'
+            except varlink.VarlinkError as error:
+                result[str(bad)] = [error.error(), error.parameters()]
+        con.Control(launch['id'], 'cancel', None)
+    print(json.dumps(result))
+
+
+{'scenario': scenario, 'denied': denied, 'scene': scene}[sys.argv[2]]()

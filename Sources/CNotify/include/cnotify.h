@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+/* timerfd(2) for curtaind's frame clock: Glibc's Swift module leaves this header out. */
+#include <sys/timerfd.h>
 
 /// What one datagram on a notify socket carried besides its bytes.
 struct curtain_notify_meta {

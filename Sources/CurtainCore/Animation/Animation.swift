@@ -1,8 +1,11 @@
 /// One property of one layer, animated: from/to or keyframes, under Core Animation's timing
 /// model (`CAMediaTiming`): beginTime, duration, speed, repeatCount, autoreverses, fillMode.
 public struct Animation: Sendable, Hashable {
+    /// What the animation moves between.
     public enum Content: Sendable, Hashable {
+        /// Interpolates between two values of one kind (extrapolates when the easing overshoots).
         case basic(from: Value, to: Value)
+        /// Values at key times (`CAKeyframeAnimation`); the easing applies to the whole track.
         case keyframes(KeyframeTrack)
     }
 
@@ -13,6 +16,7 @@ public struct Animation: Sendable, Hashable {
         var fillsForwards: Bool { self == .forwards || self == .both }
     }
 
+    /// From/to values or a keyframe track.
     public var content: Content
     /// The easing of the whole animation (of each segment's progress for from/to).
     public var timing: TimingFunction
@@ -20,12 +24,18 @@ public struct Animation: Sendable, Hashable {
     public var duration: Double
     /// Start, in seconds of the enclosing group's time (seed 000's `delay`).
     public var beginTime: Double
+    /// What shows before and after the active interval.
     public var fill: FillMode
     /// Passes to play; fractional counts stop part-way, `.infinity` never stops.
     public var repeatCount: Double
+    /// Each pass plays forward, then back, which doubles its length.
     public var autoreverses: Bool
+    /// Time scale: local time is (t − beginTime) × speed; greater than 0.
     public var speed: Double
 
+    /// Core Animation's timing model as given. `duration` ≥ 0, `speed` > 0 and `repeatCount` ≥ 0
+    /// are preconditions (the timeline compiler reports violations in documents); a `repeatCount`
+    /// of 0 means one pass, as in Core Animation.
     public init(content: Content, timing: TimingFunction = .linear, duration: Double, beginTime: Double = 0,
                 fill: FillMode = .removed, repeatCount: Double = 1, autoreverses: Bool = false, speed: Double = 1) {
         precondition(duration >= 0 && speed > 0 && repeatCount >= 0)
@@ -84,6 +94,8 @@ public struct Animation: Sendable, Hashable {
         return min(1, within / duration)
     }
 
+    /// The value at simple progress `progress`: eases it with `timing`, then interpolates the
+    /// content. `before` is the CSS before flag, which only `steps` timing reads.
     @inlinable
     public func value(atProgress progress: Double, before: Bool = false) -> Value {
         let eased = timing.value(at: progress, before: before, duration: duration)

@@ -5,16 +5,23 @@
 /// Finishing from progress p takes (1 − p)·D / completionSpeed, cancelling takes
 /// p·D / completionSpeed, and progress is exactly 1 (or 0) from that instant on.
 public struct InteractiveClock: Sendable, Hashable {
+    /// Where the transition stands at a given time.
     public enum Phase: String, Sendable, Hashable {
         case running, reversing, paused, finishing, cancelling, finished, cancelled
+        /// Finished or cancelled: the clock accepts no operation any more.
         public var isEnded: Bool { self == .finished || self == .cancelled }
     }
 
+    /// Why an operation was refused; the clock is left as it was.
     public enum ClockError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The transition had finished or been cancelled by then.
         case ended(Phase)
+        /// A seek to a progress outside [0, 1] (or not finite).
         case progressOutOfRange(Double)
+        /// A completion speed not greater than 0 (or not finite).
         case invalidCompletionSpeed(Double)
 
+        /// A sentence for the caller, e.g. `progress 1.5 is not within [0, 1]`.
         public var description: String {
             switch self {
             case .ended(let phase): "the transition has already \(phase.rawValue == "finished" ? "finished" : "been cancelled")"
@@ -47,6 +54,8 @@ public struct InteractiveClock: Sendable, Hashable {
     /// Progress in [0, 1] at time `t` (curves that overshoot may leave [0, 1] while completing).
     public func progress(at t: Double) -> Double { resolved(at: t).progress }
 
+    /// The phase at time `t`; a clock past its scheduled end reads as finished or cancelled
+    /// without being told.
     public func phase(at t: Double) -> Phase { resolved(at: t).phase }
 
     /// When the clock ends if nobody touches it, and how (finished or cancelled); nil while
@@ -71,6 +80,9 @@ public struct InteractiveClock: Sendable, Hashable {
     }
 
     /// Jumps to `progress`; a moving clock carries on from there, a paused one stays put.
+    /// A completing clock stops completing and stays put, as if paused.
+    /// - Throws: `ClockError.progressOutOfRange` unless `progress` is within [0, 1];
+    ///   `ClockError.ended` if the transition has ended by `t`.
     public mutating func seek(to progress: Double, at t: Double) throws(ClockError) {
         guard progress.isFinite, (0...1).contains(progress) else { throw .progressOutOfRange(progress) }
         switch try live(at: t) {
@@ -79,6 +91,8 @@ public struct InteractiveClock: Sendable, Hashable {
         }
     }
 
+    /// Freezes progress where it is at `t`.
+    /// - Throws: `ClockError.ended` if the transition has ended by `t`.
     public mutating func pause(at t: Double) throws(ClockError) {
         _ = try live(at: t)
         state = .paused(progress: progress(at: t))
@@ -96,10 +110,21 @@ public struct InteractiveClock: Sendable, Hashable {
         state = .moving(time: t, progress: progress(at: t), forward: false)
     }
 
+    /// Completes the transition to progress 1 from where it is at `t`.
+    /// - Parameters:
+    ///   - t: The current time, in seconds.
+    ///   - completionSpeed: Rate relative to the normal one: from progress p the rest takes
+    ///     (1 − p)·D / completionSpeed seconds.
+    ///   - curve: The easing of the remaining way.
+    /// - Throws: `ClockError.invalidCompletionSpeed` unless `completionSpeed` is finite and greater
+    ///   than 0; `ClockError.ended` if the transition has ended by `t`.
     public mutating func finish(at t: Double, completionSpeed: Double = 1, curve: TimingFunction = .linear) throws(ClockError) {
         try complete(to: 1, at: t, completionSpeed: completionSpeed, curve: curve)
     }
 
+    /// Takes the transition back to progress 0 from where it is at `t`: from progress p this takes
+    /// p·D / completionSpeed seconds along `curve`; see `finish(at:completionSpeed:curve:)`.
+    /// - Throws: As `finish(at:completionSpeed:curve:)` does.
     public mutating func cancel(at t: Double, completionSpeed: Double = 1, curve: TimingFunction = .linear) throws(ClockError) {
         try complete(to: 0, at: t, completionSpeed: completionSpeed, curve: curve)
     }

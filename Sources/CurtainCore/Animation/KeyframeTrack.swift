@@ -2,20 +2,29 @@
 public struct KeyframeTrack: Sendable, Hashable {
     /// Core Animation's `calculationMode`.
     public enum CalculationMode: String, Sendable, Hashable, CaseIterable, Codable {
+        /// `linear`: straight lines between values; `discrete`: each value holds until the next
+        /// key time; `paced`: linear at constant speed (key times from distances); `cubic`: a
+        /// Catmull-Rom spline; `cubicPaced`: the spline at key times from distances.
         case linear, discrete, paced, cubic, cubicPaced
     }
 
+    /// At least one value, all of one kind.
     public let values: [Value]
     /// Effective key times: as given, evenly spaced by default, or by distance when paced.
     public let keyTimes: [Double]
     /// One per segment, or empty for linear pacing inside each segment.
     public let timingFunctions: [TimingFunction]
+    /// How the values between key times are computed.
     public let mode: CalculationMode
 
     /// Most values one track may hold.
     public static let maximumValues = 1024
 
     /// Validates with Core Animation's rules (see `docs/timeline.md`); `path` prefixes errors.
+    /// - Throws: `TimelineError` for no values or more than `maximumValues`, values of different
+    ///   kinds, key times of the wrong count, outside [0, 1], decreasing or not from 0 to 1,
+    ///   timing functions of the wrong count or in discrete mode, and key times or timing
+    ///   functions given in a paced mode (which ignores them).
     public init(values: [Value], keyTimes: [Double]? = nil, timingFunctions: [TimingFunction]? = nil,
                 mode: CalculationMode = .linear, path: String = "keyframes") throws(TimelineError) {
         guard !values.isEmpty else { throw TimelineError("\(path).values", "must hold at least one value") }

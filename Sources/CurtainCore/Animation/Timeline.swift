@@ -6,24 +6,36 @@
 public struct Timeline: Sendable, Hashable {
     /// One animatable (layer, property) pair and its model value.
     public struct Slot: Sendable, Hashable {
+        /// The layer's id.
         public let layer: String
+        /// Free text, e.g. `opacity`; the renderer gives it its meaning.
         public let property: String
+        /// The model value: shown while no animation of this slot shows one.
         public let initial: Value
+        /// `layer.property`: the slot's name in one string.
         public var key: String { "\(layer).\(property)" }
     }
 
+    /// One animation, bound to the slot it drives.
     public struct Track: Sendable, Hashable {
+        /// Index into `slots`.
         public let slot: Int
+        /// The animation; its values are of the slot's kind.
         public let animation: Animation
     }
 
+    /// The document's name.
     public let name: String
+    /// Every animated (layer, property) once: the declared layers' initial values first, then
+    /// those only animations name, in the order a `Frame` carries their values.
     public let slots: [Slot]
     /// In document order; a later track on the same slot wins while it shows a value.
     public let tracks: [Track]
     /// The parameters the timeline was compiled with (declared defaults and given values).
     public let parameters: [String: Double]
 
+    /// A timeline as given, unchecked: every track's slot must index `slots`. Use
+    /// `init(document:parameters:)` for a validated one.
     public init(name: String, slots: [Slot], tracks: [Track], parameters: [String: Double] = [:]) {
         self.name = name
         self.slots = slots
@@ -52,6 +64,8 @@ public struct Timeline: Sendable, Hashable {
         }
     }
 
+    /// The index of `layer`'s `property` in `slots` (and in every frame's values); nil if the
+    /// timeline does not animate it.
     public func slotIndex(layer: String, property: String) -> Int? {
         slots.firstIndex { $0.layer == layer && $0.property == property }
     }
@@ -61,5 +75,6 @@ public struct Timeline: Sendable, Hashable {
 public struct Frame: Sendable, Hashable {
     /// Scheduled time of the frame in seconds (never the wake-up time).
     public let time: Double
+    /// One per slot of the timeline, in slot order.
     public let values: [Value]
 }

@@ -2,14 +2,23 @@
 extension Timeline {
     /// Explicit limits: a document over them is rejected with the limit named.
     public enum Limits {
+        /// Most parameters a document may declare.
         public static let parameters = 64
+        /// Most layers a document may declare.
         public static let layers = 64
+        /// Most animations a document may hold.
         public static let animations = 256
         /// Longest simple duration or delay, in seconds.
         public static let seconds = 3600.0
     }
 
     /// Compiles `document` with `parameters` bound (given values override declared defaults).
+    ///
+    /// Expressions are evaluated here, once; the timeline then holds only numbers.
+    /// - Throws: `TimelineError` with the path of the first problem, e.g. a limit exceeded, an
+    ///   expression that does not evaluate to a finite number, an unknown layer, a missing
+    ///   duration, a timing function or spring that does not parse, or values of different kinds
+    ///   for one property.
     public init(document: TimelineDocument, parameters given: [String: Double] = [:]) throws(TimelineError) {
         var compiler = TimelineCompiler(document: document, parameters: given)
         self = try compiler.compile()
@@ -110,7 +119,7 @@ private struct TimelineCompiler {
         }
         if let springSpec = spec.spring {
             guard spec.timing == nil else { throw TimelineError("\(path).timing", "cannot be combined with spring") }
-            let built = try spring(springSpec, path: "\(path).spring")
+            let built = try spring(springSpec, path: "\(path).spring", explicitDuration: duration)
             timing = .spring(built.spring)
             if duration == nil { duration = built.duration }
         } else if let text = spec.timing {
@@ -166,7 +175,9 @@ private struct TimelineCompiler {
         do { return try TimingFunction(parsing: text) } catch { throw TimelineError(path, error.description) }
     }
 
-    func spring(_ spec: TimelineDocument.SpringSpec, path: String) throws(TimelineError) -> (spring: Spring, duration: Double) {
+    /// `explicitDuration`: the animation's own `duration`, which ends a spring that would never
+    /// settle (damping 0) as docs/timeline.md promises.
+    func spring(_ spec: TimelineDocument.SpringSpec, path: String, explicitDuration: Double? = nil) throws(TimelineError) -> (spring: Spring, duration: Double) {
         let velocity = spec.initialVelocity ?? 0
         guard velocity.isFinite else { throw TimelineError("\(path).initialVelocity", "must be finite") }
         func positive(_ value: Double?, _ name: String) throws(TimelineError) -> Double {
@@ -193,7 +204,7 @@ private struct TimelineCompiler {
         default:
             throw TimelineError(path, "give exactly one of: stiffness (with mass, damping), response (with dampingFraction), or dampingRatio (with duration)")
         }
-        let settling = duration ?? spring.settlingDuration()
+        let settling = duration ?? explicitDuration ?? spring.settlingDuration()
         guard settling.isFinite, settling <= Timeline.Limits.seconds else {
             throw TimelineError(path, "never settles within \(Timeline.Limits.seconds) s (damping too low); give a duration")
         }

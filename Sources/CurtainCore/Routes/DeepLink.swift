@@ -17,9 +17,15 @@ public struct DeepLink: Sendable, Hashable {
     /// Longest accepted link, in bytes.
     public static let maximumLength = 8 * 1024
 
+    /// Links are equal when their texts are: the parts follow from the text.
     public static func == (a: DeepLink, b: DeepLink) -> Bool { a.text == b.text }
+    /// Hashes the text, as `==` compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(text) }
 
+    /// Takes `text` apart as an RFC 3986 URL; the fragment is dropped (it never routes).
+    /// - Throws: `RouteError.tooLong` beyond `maximumLength` bytes; `RouteError.invalidURL` for a
+    ///   missing or invalid scheme, a `%` not followed by two hex digits, or escapes that do not
+    ///   decode to UTF-8.
     public init(parsing text: String) throws(RouteError) {
         guard text.utf8.count <= Self.maximumLength else {
             throw .tooLong(what: "deep link", length: text.utf8.count, limit: Self.maximumLength)

@@ -3,20 +3,28 @@
 /// placeholder `<name>`, or a typed one `<int:name>`, `<uuid:name>`, `<float:name>`; a final
 /// `<path:name>` takes the rest of the path (one or more segments, joined by `/`).
 public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
+    /// What a placeholder accepts: any non-empty segment, a 64-bit integer, a UUID, a finite
+    /// decimal number, or (last only) the rest of the path.
     public enum PlaceholderType: String, Sendable, Hashable, CaseIterable {
         case string, int, uuid, float, path
     }
 
+    /// One path segment of a pattern.
     public enum Segment: Sendable, Hashable {
         case literal(String)
         case placeholder(name: String, type: PlaceholderType)
     }
 
+    /// Lower-cased.
     public let scheme: String
+    /// Lower-cased; always literal.
     public let host: String
+    /// The path after the host; a trailing slash adds none.
     public let segments: [Segment]
+    /// The pattern as written.
     public let text: String
 
+    /// The pattern as written.
     public var description: String { text }
 
     /// Literal segments (host included): the second key of precedence.
@@ -25,10 +33,14 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     public var typedCount: Int {
         segments.filter { if case .placeholder(_, let type) = $0 { type != .string } else { false } }.count
     }
+    /// The placeholders' names in path order: the parameters a match sets.
     public var placeholderNames: [String] {
         segments.compactMap { if case .placeholder(let name, _) = $0 { name } else { nil } }
     }
 
+    /// - Throws: `RouteError.invalidPattern` when `scheme://host` is missing or the host is not a
+    ///   literal, a segment is empty or mixes a literal and a placeholder, a placeholder has an
+    ///   unknown type or an invalid or repeated name, or `<path:…>` is not last.
     public init(parsing text: String) throws(RouteError) {
         self.text = text
         guard let range = text.firstRange(of: "://") else { throw .invalidPattern(text, "it must start with scheme://host") }
@@ -76,10 +88,14 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
 
     /// The outcome of matching one link: the parameters, or why not.
     public enum Match: Sendable, Hashable {
+        /// The link matches; the values of the pattern's placeholders.
         case matched([String: RouteParameter])
+        /// Why the link does not match, for the explanation of a decision.
         case mismatch(String)
     }
 
+    /// Matches `link`'s scheme, host and path segment by segment; its query is not looked at
+    /// (a rule's `query` maps items to parameters).
     public func match(_ link: DeepLink) -> Match {
         guard link.scheme == scheme else { return .mismatch("scheme '\(link.scheme)' is not '\(scheme)'") }
         guard link.host == host else { return .mismatch("host '\(link.host)' is not '\(host)'") }
@@ -112,6 +128,8 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
 
 /// A destination parameter: a string, or typed where the pattern says.
 public enum RouteParameter: Sendable, Hashable, CustomStringConvertible {
+    /// Text: from an untyped or `<path:…>` placeholder, a query item, or a push payload value
+    /// other than a number (a bool, array or object as its JSON text).
     case string(String)
     case int(Int64)
     case float(Double)

@@ -7,11 +7,16 @@ import JSON
 /// rules: `priority`, then more conditions, then declaration order. A normal start goes to the
 /// app's default screen. Nothing matched: the fallback with `reason = "unmatched"`, or an error.
 public struct RouteTable: Sendable {
+    /// The known apps, by name.
     public var apps: [String: AppRoutes]
+    /// Deep-link rules in declaration order, the last key of precedence.
     public var deepLinks: [DeepLinkRule]
+    /// Push rules in declaration order, the last key of precedence.
     public var pushRules: [PushRule]
+    /// Where a deep link or push that no rule matches goes; nil makes it an error.
     public var fallback: Destination?
 
+    /// A table as given (`problems()` checks it); of two apps with one name the later is kept.
     public init(apps: [AppRoutes], deepLinks: [DeepLinkRule] = [], pushRules: [PushRule] = [], fallback: Destination? = nil) {
         self.apps = Dictionary(apps.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         self.deepLinks = deepLinks
@@ -21,22 +26,36 @@ public struct RouteTable: Sendable {
 
     /// One rule's part in a decision.
     public struct Candidate: Sendable, Hashable {
+        /// How the rule fared.
         public enum Verdict: Sendable, Hashable {
             case won
+            /// It matched, but rule `to` ranks higher, for the reason given.
             case lost(to: Int, because: String)
+            /// It did not match, for the reason given.
             case noMatch(String)
         }
         /// Index of the rule in `deepLinks` or `pushRules`.
         public let rule: Int
+        /// The rule in short, e.g. `shop://product/<int:id> → shop/product`.
         public let description: String
+        /// Whether it won, lost to another match, or did not match, and why.
         public let verdict: Verdict
     }
 
+    /// A destination, and how it was chosen.
     public struct Resolution: Sendable, Hashable {
+        /// Where the launch lands.
         public let destination: Destination
+        /// Every rule of the route's kind (deep link or push) in declaration order, with its verdict;
+        /// empty for a normal start.
         public let candidates: [Candidate]
     }
 
+    /// Resolves `route` by the precedence above.
+    /// - Throws: `RouteError.unknownApp` when a normal start or a push names an unknown app;
+    ///   `.tooLong` for a link or payload over its size limit, `.tooDeep` for a payload nested
+    ///   too deeply; `.invalidURL` for a malformed link; `.unmatched` when no rule matches and no fallback is set;
+    ///   `.nulInParameter` when a parameter would carry a NUL byte.
     public func resolve(_ route: Route) throws(RouteError) -> Resolution {
         let resolution = try resolveUnchecked(route)
         // A parameter reaches the app as one argv element or environment value, where a NUL

@@ -4,6 +4,7 @@ public enum RouteProblem: Sendable, Hashable, CustomStringConvertible {
     /// What names an app or a screen.
     public enum Reference: Sendable, Hashable, CustomStringConvertible {
         case deepLink(Int), push(Int), fallback, defaultScreen(app: String)
+        /// How problems name it: rules counted from 1.
         public var description: String {
             switch self {
             case .deepLink(let i): "deep link rule \(i + 1)"
@@ -18,9 +19,12 @@ public enum RouteProblem: Sendable, Hashable, CustomStringConvertible {
     case shadowed(rule: Int, by: Int)
     /// Two deep-link rules of equal rank can match the same link: only their order decides.
     case ambiguous(Int, Int)
+    /// A rule or the fallback names an app the table does not know.
     case unknownApp(Reference, app: String)
+    /// A rule, the fallback or an app's default screen names a screen its app does not have.
     case unknownScreen(Reference, app: String, screen: String)
 
+    /// A sentence saying what is wrong and, for ambiguity, what to do; rules counted from 1.
     public var description: String {
         switch self {
         case .shadowed(let rule, let by): "deep link rule \(rule + 1) can never win: rule \(by + 1) matches every link it matches and ranks higher"

@@ -6,12 +6,17 @@ import RealModule
 /// (positive moves toward the target, as in Core Animation and WebKit). Under-, critically and
 /// over-damped motion each use their exact solution; nothing is integrated step by step.
 public struct Spring: Sendable, Hashable {
+    /// The moving mass; a heavier spring is slower.
     public let mass: Double
+    /// The spring constant k; a stiffer spring is faster.
     public let stiffness: Double
+    /// The friction coefficient c; 0 oscillates for ever (and never settles).
     public let damping: Double
     /// In progress units per second: 1 means "the whole distance per second".
     public let initialVelocity: Double
 
+    /// How the spring approaches its target, from `dampingRatio`: below 1 it oscillates around it
+    /// with shrinking swings; at 1 (within 1e-9) and above it does not oscillate.
     public enum Regime: Sendable, Hashable { case underdamped, criticallyDamped, overdamped }
 
     private let solution: Solution
@@ -57,12 +62,14 @@ public struct Spring: Sendable, Hashable {
         self.init(mass: 1, stiffness: omega * omega, damping: 2 * dampingRatio * omega, initialVelocity: initialVelocity)
     }
 
+    /// Settling band: settled means staying within 0.1 % of the distance from the target.
     public static let defaultEpsilon = 0.001
 
     /// ζ = c / (2·√(k·m)).
     public var dampingRatio: Double { damping / (2 * (stiffness * mass).squareRoot()) }
     /// ω₀ = √(k/m), in radians per second.
     public var naturalFrequency: Double { (stiffness / mass).squareRoot() }
+    /// Which closed-form solution applies.
     public var regime: Regime { solution.regime }
 
     /// Progress at `time` seconds (0 at time 0; tends to 1).

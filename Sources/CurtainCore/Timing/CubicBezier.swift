@@ -4,9 +4,13 @@
 /// stalls, as WebKit and Chromium do), and extended outside [0, 1] along the end tangents exactly
 /// as CSS Easing Level 2 §"cubic Bézier easing functions" specifies.
 public struct CubicBezier: Sendable, Hashable {
+    /// First control point's input, within [0, 1].
     public let x1: Double
+    /// First control point's output; outside [0, 1] the curve overshoots.
     public let y1: Double
+    /// Second control point's input, within [0, 1].
     public let x2: Double
+    /// Second control point's output; outside [0, 1] the curve overshoots.
     public let y2: Double
 
     // Polynomial coefficients: x(t) = ((ax·t + bx)·t + cx)·t, likewise y.
@@ -46,6 +50,7 @@ public struct CubicBezier: Sendable, Hashable {
     @inlinable
     public func callAsFunction(_ x: Double) -> Double { value(at: x) }
 
+    /// The eased output for input progress `x`, as calling the curve does.
     public func value(at x: Double) -> Double {
         if x <= 0 {
             return x == 0 ? 0 : startGradient * x
@@ -96,6 +101,7 @@ public struct CubicBezier: Sendable, Hashable {
 }
 
 extension CubicBezier: CustomStringConvertible {
+    /// The curve in CSS syntax, e.g. `cubic-bezier(0.25, 0.1, 0.25, 1)`, which the parser reads back.
     public var description: String {
         "cubic-bezier(\(formatNumber(x1)), \(formatNumber(y1)), \(formatNumber(x2)), \(formatNumber(y2)))"
     }

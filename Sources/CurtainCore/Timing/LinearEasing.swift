@@ -2,16 +2,23 @@
 public struct LinearEasing: Sendable, Hashable {
     /// A stop as written: an output and zero, one or two input percentages (as fractions).
     public struct Stop: Sendable, Hashable {
+        /// Output progress at this stop.
         public var output: Double
+        /// Input progress where the stop lies (50 % is 0.5): none to place it evenly between its
+        /// neighbours, two to hold the output over a range.
         public var inputs: [Double]
+        /// A stop as `linear()` writes it: an output, then up to two percentages.
         public init(_ output: Double, inputs: [Double] = []) {
             self.output = output
             self.inputs = inputs
         }
     }
 
+    /// A point of the piecewise-linear graph.
     public struct Point: Sendable, Hashable {
+        /// Input progress.
         public let input: Double
+        /// Output progress at `input`.
         public let output: Double
     }
 
@@ -83,6 +90,7 @@ public struct LinearEasing: Sendable, Hashable {
 }
 
 extension LinearEasing: CustomStringConvertible {
+    /// The function as written, e.g. `linear(0, 0.25 75%, 1)`, which the parser reads back.
     public var description: String {
         let parts = stops.map { stop in
             ([formatNumber(stop.output)] + stop.inputs.map { formatNumber($0 * 100) + "%" }).joined(separator: " ")

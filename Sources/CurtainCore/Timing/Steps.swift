@@ -1,8 +1,12 @@
 /// Where the jumps of a `steps()` easing happen (CSS Easing Level 2).
 public enum StepPosition: String, Sendable, Hashable, CaseIterable {
+    /// The first jump comes at the start: the output is already 1/count at input 0.
     case jumpStart = "jump-start"
+    /// The last jump comes at the end: the output reaches 1 only when the input does (the default).
     case jumpEnd = "jump-end"
+    /// No jump at either end: 0 and 1 are each held for a whole interval.
     case jumpNone = "jump-none"
+    /// Jumps at both ends, so `count + 1` jumps in all.
     case jumpBoth = "jump-both"
     /// Legacy spellings; they behave as jump-start / jump-end but print as written.
     case start
@@ -11,7 +15,9 @@ public enum StepPosition: String, Sendable, Hashable, CaseIterable {
 
 /// `steps(n, position)`: a staircase of `count` intervals.
 public struct Steps: Sendable, Hashable {
+    /// Number of intervals the input is cut into.
     public let count: Int
+    /// Where the jumps fall relative to the intervals.
     public let position: StepPosition
 
     /// `count` must be ≥ 1, and ≥ 2 for `jump-none` (the parser reports violations).
@@ -40,6 +46,7 @@ public struct Steps: Sendable, Hashable {
 }
 
 extension Steps: CustomStringConvertible {
+    /// CSS syntax: `step-start` and `step-end` for their one-step forms, else `steps(n, position)`.
     public var description: String {
         switch (count, position) {
         case (1, .start): "step-start"

@@ -1,19 +1,30 @@
 /// Why a timing-function string was rejected. The description names the input and the problem,
 /// e.g. `cubic-bezier(1.2, 0, 0, 1): x1 must be within [0, 1]`.
 public struct TimingFunctionParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What was wrong with the text.
     public enum Problem: Sendable, Hashable {
+        /// Nothing but whitespace.
         case empty
+        /// Neither a known name nor a known function.
         case unknownFunction(String)
+        /// Bad syntax, described in words.
         case malformed(String)
+        /// The wrong number of arguments: what the function takes and how many it got.
         case argumentCount(function: String, expected: String, got: Int)
+        /// An argument that is not a CSS number (`nan`, `inf` and hex are not).
         case notANumber(argument: String, text: String)
+        /// A number outside the range its argument allows, e.g. `within [0, 1]`.
         case outOfRange(argument: String, range: String)
+        /// A `steps()` position that is not one of `StepPosition`'s.
         case unknownStepPosition(String)
     }
 
+    /// The text as given, without surrounding whitespace.
     public let input: String
+    /// What was wrong with it.
     public let problem: Problem
 
+    /// `input: reason`, e.g. `steps(0): the step count must be at least 1`.
     public var description: String {
         let reason = switch problem {
         case .empty: "empty timing function"
@@ -37,6 +48,10 @@ extension TimingFunction {
     /// Parses CSS-like text: a name (`ease-in-out`, `easeInEaseOut`, `step-end`, …),
     /// `cubic-bezier(x1, y1, x2, y2)`, `steps(n[, position])`, `linear(stop, …)` or
     /// `spring(mass stiffness damping initialVelocity)`.
+    /// - Throws: `TimingFunctionParseError` naming the input and the problem: an unknown name,
+    ///   bad syntax, a wrong argument count, a non-number, or a value out of range (x values of
+    ///   `cubic-bezier` outside [0, 1], a step count below 1, a spring without positive mass
+    ///   and stiffness or with negative damping).
     public init(parsing text: String) throws(TimingFunctionParseError) {
         let input = String(text.trimmingWhitespace())
         func fail(_ problem: TimingFunctionParseError.Problem) -> TimingFunctionParseError {

@@ -8,13 +8,18 @@ import RealModule
 /// Evaluated once when a timeline is compiled, never per frame.
 public indirect enum Expression: Sendable, Hashable {
     case number(Double)
+    /// A name, looked up when evaluated.
     case parameter(String)
     case negate(Expression)
     case binary(Operator, Expression, Expression)
+    /// A function and its arguments, as many as it takes.
     case call(Function, [Expression])
 
+    /// The four arithmetic operators, as written.
     public enum Operator: Character, Sendable, Hashable { case add = "+", subtract = "-", multiply = "*", divide = "/" }
 
+    /// The functions an expression may call: `atan2(y, x)`, `min` and `max` take two arguments,
+    /// the others one; angles are in radians.
     public enum Function: String, Sendable, Hashable, CaseIterable {
         case abs, sqrt, sin, cos, tan, atan, atan2, min, max
         var arity: Int { self == .atan2 || self == .min || self == .max ? 2 : 1 }
@@ -25,6 +30,10 @@ public indirect enum Expression: Sendable, Hashable {
     /// Deepest nesting of parentheses and calls accepted (bounds the parser's recursion).
     public static let maximumDepth = 32
 
+    /// The value with `parameters` bound. IEEE arithmetic: dividing by 0 gives an infinity, and
+    /// callers reject results that are not finite.
+    /// - Throws: `ExpressionError` naming a parameter that `parameters` does not bind (`pi` is
+    ///   bound unless `parameters` gives it another value).
     public func evaluate(_ parameters: [String: Double]) throws(ExpressionError) -> Double {
         switch self {
         case .number(let value): return value
@@ -72,13 +81,22 @@ public indirect enum Expression: Sendable, Hashable {
 
 /// A parse or evaluation error, with the 1-based column where it was found.
 public struct ExpressionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The expression text (its first 40 characters if it was too long), or the unknown name for
+    /// an evaluation error.
     public let text: String
+    /// 1-based byte offset of the problem in `text`; 1 for an evaluation error.
     public let column: Int
+    /// What is wrong, e.g. `expected ')'`.
     public let message: String
+    /// `'text' column N: message`.
     public var description: String { "'\(text)' column \(column): \(message)" }
 }
 
 extension Expression {
+    /// Parses the grammar above; spaces and tabs may separate tokens.
+    /// - Throws: `ExpressionError` at the first problem: an unexpected character, an unknown
+    ///   function, a wrong argument count, a malformed number, text longer than `maximumLength`
+    ///   bytes, or nesting deeper than `maximumDepth`.
     public init(parsing text: String) throws(ExpressionError) {
         guard text.utf8.count <= Self.maximumLength else {
             throw ExpressionError(text: String(text.prefix(40)) + "…", column: 1, message: "longer than \(Self.maximumLength) bytes")

@@ -12,10 +12,12 @@ public enum Value: Sendable, Hashable {
     case transform(Transform)
     case color(Color)
 
+    /// A value's case without its components; all values of one animated property share one.
     public enum Kind: String, Sendable, Hashable {
         case scalar, point, size, rect, transform, color
     }
 
+    /// Which kind this value is.
     public var kind: Kind {
         switch self {
         case .scalar: .scalar
@@ -144,11 +146,15 @@ public enum Value: Sendable, Hashable {
 /// to (x·cos θ, y) / w with w = 1 − m34·x·sin θ (row-vector `CATransform3D` maths: rotateY then
 /// the m34 divide); the eye looks down the z axis through the anchor.
 public struct Transform: Sendable, Hashable {
+    /// Horizontal scale factor, 1 for none.
     public var scaleX: Double
+    /// Vertical scale factor, 1 for none.
     public var scaleY: Double
     /// Radians, positive counter-clockwise in a y-up frame (Core Animation's rotateZ).
     public var rotation: Double
+    /// In points; applied last, so neither scaled nor rotated.
     public var translationX: Double
+    /// In points; applied last, so neither scaled nor rotated.
     public var translationY: Double
     /// Radians about the layer's vertical axis through its anchor (`rotateY`); ±π/2 is edge-on.
     public var rotationY: Double
@@ -156,6 +162,7 @@ public struct Transform: Sendable, Hashable {
     /// 0 is an orthographic projection (a y rotation then only narrows the layer by cos θ).
     public var m34: Double
 
+    /// Every part defaults to no change.
     public init(scaleX: Double = 1, scaleY: Double = 1, rotation: Double = 0, translationX: Double = 0, translationY: Double = 0,
                 rotationY: Double = 0, m34: Double = 0) {
         self.scaleX = scaleX
@@ -167,6 +174,7 @@ public struct Transform: Sendable, Hashable {
         self.m34 = m34
     }
 
+    /// No scale, rotation, translation or perspective.
     public static let identity = Transform()
 
     /// Whether the y rotation makes the transform non-affine (the renderer projects the layer).
@@ -183,11 +191,16 @@ public struct Transform: Sendable, Hashable {
 
 /// Straight (not premultiplied) RGBA, each in [0, 1].
 public struct Color: Sendable, Hashable {
+    /// Red, 0 to 1.
     public var red: Double
+    /// Green, 0 to 1.
     public var green: Double
+    /// Blue, 0 to 1.
     public var blue: Double
+    /// Opacity, 0 (transparent) to 1; the colour components are not multiplied by it.
     public var alpha: Double
 
+    /// Components as given, not clamped; alpha defaults to opaque.
     public init(red: Double, green: Double, blue: Double, alpha: Double = 1) {
         self.red = red
         self.green = green

@@ -318,8 +318,9 @@ actor ProcessSupervisor: AppSupervisor {
         }
     }
 
-    /// The route to `app`'s attached streams, newest first; whether one took it.
-    private func deliver(_ id: LaunchID, _ app: String, _ route: Route, _ destination: Destination) async -> Bool {
+    /// The route to `app`'s attached streams, newest first; whether one took it (also the
+    /// unit backend's warm start).
+    func deliver(_ id: LaunchID, _ app: String, _ route: Route, _ destination: Destination) async -> Bool {
         let delivery = AppDelivery(launch: id, route: route, destination: destination)
         for (_, stream) in (attached[app] ?? [:]).sorted(by: { $0.key > $1.key }) {
             let delivered = await withCheckedContinuation { continuation in

@@ -75,6 +75,20 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             try await reply(["launch": Wire.launch(launch, display: await driver.display)], false)
         }
 
+        launcher.rawMethod("GetScene") { request, reply in
+            let id = try Self.id(request.call.parameters, "launch")
+            let scene = try await Self.launcher { () async throws(LaunchError) in try await driver.scene(id) }
+            guard let scene else { throw LauncherErrors.sceneUnavailable(path: "", reason: "launch \(id.value) was requested before the daemon restarted") }
+            guard let path = scene.scene.path else {
+                throw LauncherErrors.sceneUnavailable(path: scene.scene.name, reason: "the shipped scene is not installed (set CURTAIN_SCENES or [transitions] scene)")
+            }
+            let sha256: String
+            do throws(SceneDigest.Unavailable) { sha256 = try SceneDigest.sha256(ofFile: path) } catch {
+                throw LauncherErrors.sceneUnavailable(path: path, reason: error.reason)
+            }
+            try await reply(["scene": Wire.scene(scene, path: path, sha256: sha256)], false)
+        }
+
         launcher.rawMethod("List") { _, reply in
             let display = await driver.display
             try await reply(["launches": .array(await driver.list().map { Wire.launch($0, display: display) })], false)

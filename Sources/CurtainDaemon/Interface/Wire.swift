@@ -38,6 +38,14 @@ enum Wire {
          "destination": destination(d), "reason": .string(reason)]
     }
 
+    /// A launch's scene as io.curtain.Launcher's `Scene`.
+    static func scene(_ s: LaunchScene, path: String, sha256: String) -> JSONValue {
+        let elements = s.elements.mapValues { f in JSONValue.array([.float(f.x), .float(f.y), .float(f.width), .float(f.height)]) }
+        return .object(["path": .string(path), "sha256": .string(sha256), "appear": .string(s.appear), "reveal": .string(s.reveal),
+                        "text_variant": .int(Int64(s.textVariant)), "elements": .object(elements),
+                        "hidden": .array(s.hidden.map { .string($0) })])
+    }
+
     /// A warm start as io.curtain.App's `Delivery`.
     static func delivery(_ d: AppDelivery) -> JSONValue {
         ["launch": .int(Int64(d.launch.value)), "kind": .string(ProcessSupervisor.kind(of: d.route)), "screen": .string(d.destination.screen),
@@ -153,6 +161,9 @@ enum LauncherErrors {
     static func busy(_ launch: UInt64) -> VarlinkError { VarlinkError(prefix + "Busy", ["launch": .int(Int64(launch))]) }
     static func observerTooSlow(_ grace: Double) -> VarlinkError {
         VarlinkError(prefix + "ObserverTooSlow", ["grace_usec": .int(Int64(grace * 1_000_000))])
+    }
+    static func sceneUnavailable(path: String, reason: String) -> VarlinkError {
+        VarlinkError(prefix + "SceneUnavailable", ["path": .string(path), "reason": .string(reason)])
     }
     static func reloadRefused(_ errors: [String]) -> VarlinkError { VarlinkError(prefix + "ReloadRefused", ["errors": .array(errors.map { .string($0) })]) }
 

@@ -30,6 +30,8 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     /// The configuration each launch in flight was requested with: its app is started from
     /// the same one, whatever a reload did meanwhile.
     private var snapshots: [LaunchID: ConfigurationSnapshot] = [:]
+    /// Each launch's scene (GetScene), kept while the coordinator remembers the launch.
+    private var scenes: [LaunchID: LaunchScene] = [:]
     private var status = ""
     private var sleeper: Task<Void, Never>?
     private var stopped = false
@@ -207,6 +209,9 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         compiled[id] = timelines
         destinations[id] = destination
         snapshots[id] = snapshot
+        let effective = configuration.effectiveTransitions
+        scenes[id] = LaunchScene(scene: snapshot.scene, appear: effective.appear.name, reveal: effective.reveal.name,
+                                 textVariant: request.textVariant)
         coordinator.settings = configuration.daemon.launchSettings
         let (decision, effects) = coordinator.request(request, at: t)
         perform(effects, at: t)
@@ -219,9 +224,11 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             return (.queued(coordinator.launch(id)!), display)
         case .merged(let into):
             forget(id)
+            scenes[id] = nil
             return (.merged(coordinator.launch(into)!), display)
         case .busy(let holder):
             forget(id)
+            scenes[id] = nil
             throw .busy(holder: holder)
         }
     }
@@ -229,6 +236,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     func appReady(_ id: LaunchID, stage: ReadinessStage, status: String?, elements: [String: Hero.Frame] = [:]) throws(LaunchError) {
         guard let launch = coordinator.launch(id) else { throw .noSuchLaunch(id) }
         var revealDuration: Double?
+        if !elements.isEmpty { scenes[id]?.elements = elements }
         if !elements.isEmpty, launch.state != .revealing, let current = compiled[id] {
             do {
                 let rebuilt = try current.with(elements: elements)
@@ -280,6 +288,13 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     }
 
     func list() -> [Launch] { coordinator.launches }
+
+    /// The scene of a launch the coordinator knows; nil for one without a record (ended
+    /// before a restart of the daemon).
+    func scene(_ id: LaunchID) throws(LaunchError) -> LaunchScene? {
+        guard coordinator.launch(id) != nil else { throw .noSuchLaunch(id) }
+        return scenes[id]
+    }
 
     func currentStatistics() -> (Statistics, observers: Int) { (recorder.statistics, broadcaster.count) }
 
@@ -354,6 +369,8 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         if transition.to.isEnded {
             broadcaster.finish(launch: id)
             forget(id)
+            // Scenes of launches the history has dropped go with them.
+            scenes = scenes.filter { coordinator.launch($0.key) != nil }
         }
     }
 

@@ -1,13 +1,18 @@
 /// Where and why an interface definition was rejected (1-based line and column).
 public struct IDLError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// 1-based line of the offending token.
     public var line: Int
+    /// 1-based column, counted in characters, not bytes.
     public var column: Int
+    /// What was expected and what was found, e.g. `expected ':' after field name 'x', found '}'`.
     public var message: String
+    /// An error at `line` and `column`.
     public init(line: Int, column: Int, message: String) {
         self.line = line
         self.column = column
         self.message = message
     }
+    /// `line L, column C: message`, as tools print it.
     public var description: String { "line \(line), column \(column): \(message)" }
 }
 
@@ -18,6 +23,11 @@ extension VarlinkInterface {
     public static let maximumDepth = 64
 
     /// Parses the Varlink interface definition language (varlink.org/Interface-Definition).
+    ///
+    /// Comments directly before the interface or a member become its documentation.
+    /// - Throws: `IDLError` at the first syntax error, invalid name, member defined twice,
+    ///   reference to an undefined type, nesting beyond `maximumDepth`, or a text larger than
+    ///   `maximumDescriptionSize` bytes.
     public init(parsing text: String) throws(IDLError) {
         guard text.utf8.count <= Self.maximumDescriptionSize else {
             throw IDLError(line: 1, column: 1, message: "interface text is larger than \(Self.maximumDescriptionSize) bytes")

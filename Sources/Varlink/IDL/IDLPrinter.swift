@@ -2,6 +2,7 @@
 /// member after a blank line, on one line: `type T (a: int)`, `method M(a: int) -> (b: string)`,
 /// `error E (a: string)`. Parsing the printed text gives back an equal interface.
 extension VarlinkInterface: CustomStringConvertible {
+    /// The canonical text described above.
     public var description: String {
         var out = Self.comment(documentation) + "interface \(name)\n"
         for member in members {
@@ -25,6 +26,7 @@ extension VarlinkInterface: CustomStringConvertible {
 }
 
 extension VarlinkType: CustomStringConvertible {
+    /// The type as the IDL writes it, e.g. `[]?string`, `(x: float, y: float)`.
     public var description: String {
         switch self {
         case .bool: "bool"

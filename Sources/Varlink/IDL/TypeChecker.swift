@@ -1,8 +1,11 @@
 /// Why a JSON value does not match a Varlink type: where (a path from the top-level field,
 /// e.g. `point.x`, `list[3]`, `map["key"]`) and what.
 public struct TypeMismatch: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Where: `parameters` for the whole object, else a path from the top-level field.
     public var path: String
+    /// What, e.g. `expected an int`, `missing`, `unknown field`.
     public var message: String
+    /// A mismatch at `path`.
     public init(path: String, message: String) {
         self.path = path
         self.message = message
@@ -13,6 +16,7 @@ public struct TypeMismatch: Error, Sendable, Hashable, CustomStringConvertible {
         String(path.prefix { $0 != "." && $0 != "[" })
     }
 
+    /// `path: message`.
     public var description: String { "\(path): \(message)" }
 }
 

@@ -4,10 +4,14 @@ public struct VarlinkCall: Sendable, Hashable {
     public var method: String
     /// Always an object (an absent or empty `parameters` both arrive as `[:]`).
     public var parameters: [String: JSONValue]
+    /// The caller wants no reply: the method runs and nothing is sent back, not even an error.
     public var oneway: Bool
+    /// The caller accepts several replies (a subscription): all but the last have `continues`.
     public var more: Bool
+    /// After the reply the connection leaves Varlink for the method's own protocol.
     public var upgrade: Bool
 
+    /// A call to `method` (qualified by its interface); `oneway` and `more` exclude each other.
     public init(method: String, parameters: [String: JSONValue] = [:], oneway: Bool = false, more: Bool = false, upgrade: Bool = false) {
         self.method = method
         self.parameters = parameters
@@ -24,7 +28,9 @@ public struct VarlinkCall: Sendable, Hashable {
 
 /// A reply: `{"parameters": {…}, "continues"?: true, "error"?: "iface.Error"}`.
 public struct VarlinkReply: Sendable, Hashable {
+    /// The reply's parameters; for an error reply, the error's.
     public var parameters: [String: JSONValue]
+    /// More replies to the same call follow; only in answer to a call with `more`.
     public var continues: Bool
     /// Set for an error reply: the qualified error name.
     public var error: String?
@@ -32,6 +38,7 @@ public struct VarlinkReply: Sendable, Hashable {
     /// Parameters already encoded (and checked) once for many recipients; `parameters` is then empty.
     public var prepared: [UInt8]?
 
+    /// A reply, or with `error` an error reply.
     public init(parameters: [String: JSONValue] = [:], continues: Bool = false, error: String? = nil) {
         self.parameters = parameters
         self.continues = continues
@@ -43,6 +50,7 @@ public struct VarlinkReply: Sendable, Hashable {
         self.prepared = prepared
     }
 
+    /// An error reply, the last of its call.
     public static func error(_ name: String, _ parameters: [String: JSONValue] = [:]) -> VarlinkReply {
         VarlinkReply(parameters: parameters, error: name)
     }
@@ -50,8 +58,11 @@ public struct VarlinkReply: Sendable, Hashable {
 
 /// Why bytes were not a valid Varlink message.
 public struct VarlinkProtocolError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, e.g. `"parameters" must be an object`.
     public var message: String
+    /// A protocol error with this explanation.
     public init(_ message: String) { self.message = message }
+    /// The message alone.
     public var description: String { message }
 }
 
@@ -60,6 +71,8 @@ extension VarlinkCall {
     ///
     /// Unknown top-level keys are accepted only when namespaced (they contain a "."), as the
     /// Varlink specification allows for extensions; anything else is a protocol error.
+    /// - Throws: `VarlinkProtocolError` if the bytes are not a JSON object, `method` is missing or
+    ///   not qualified, a field has the wrong type, `oneway` and `more` are both set, or a key is unknown.
     public init(decoding bytes: some Collection<UInt8>) throws(VarlinkProtocolError) {
         let object = try decodeObject(bytes)
         guard case .string(let method)? = object["method"] else {
@@ -93,6 +106,11 @@ extension VarlinkCall {
 }
 
 extension VarlinkReply {
+    /// Decodes one reply message (the bytes before its NUL terminator), as a client reads it.
+    ///
+    /// Unknown top-level keys are accepted only when namespaced (they contain a "."), as for calls.
+    /// - Throws: `VarlinkProtocolError` if the bytes are not a JSON object, `parameters` is not an
+    ///   object, `continues` not a bool, `error` not a string, or a key is unknown.
     public init(decoding bytes: some Collection<UInt8>) throws(VarlinkProtocolError) {
         let object = try decodeObject(bytes)
         parameters = try parametersObject(object["parameters"])

@@ -11,9 +11,12 @@ import FoundationEssentials
 /// }
 /// ```
 public struct InterfaceBuilder: Sendable {
+    /// The interface definition in the Varlink IDL, served verbatim by GetInterfaceDescription.
     public let text: String
     var handlers: [String: (VarlinkService.Handler, VarlinkService.MethodOptions)] = [:]
 
+    /// Starts an interface with no handlers. The text is parsed when the service is built, so a bad
+    /// definition is reported by `VarlinkService.init`, not here.
     public init(_ text: String) { self.text = text }
 
     /// Registers an untyped handler: parameters and replies as JSON objects.
@@ -52,6 +55,13 @@ public struct ReplyStream<Output: Encodable>: Sendable {
     /// Whether the caller asked for `more`: when false, send exactly one reply.
     public let more: Bool
 
+    /// Encodes and sends one reply.
+    /// - Parameters:
+    ///   - output: The reply; it must encode to a JSON object matching the method's output.
+    ///   - continues: True if more replies follow, allowed only when `more` is set; the last reply
+    ///     of the call has false.
+    /// - Throws: If `output` does not encode to a matching object, the call has already had its
+    ///   final reply, or the connection could not take the reply (the call is then over).
     public func send(_ output: Output, continues: Bool) async throws {
         try await reply(try TypedCoding.encode(output), continues)
     }
@@ -59,6 +69,7 @@ public struct ReplyStream<Output: Encodable>: Sendable {
 
 /// A parameter or reply type with no fields.
 public struct Empty: Codable, Sendable, Hashable {
+    /// The empty object `{}`.
     public init() {}
 }
 

@@ -7,11 +7,17 @@ import Synchronization
 /// checking of calls and replies, `more`/`continues`, `oneway`, `upgrade`, ExpectedMore — are
 /// enforced here, so every transport behaves alike and the rules are tested without sockets.
 public final class VarlinkService: Sendable {
+    /// What GetInfo reports about the service (the interfaces are added by the service).
     public struct Info: Sendable, Hashable {
+        /// Who makes the service.
         public var vendor: String
+        /// The service's name.
         public var product: String
+        /// The service's version, free-form.
         public var version: String
+        /// Where to learn more about the service.
         public var url: String
+        /// The strings GetInfo reports as they are.
         public init(vendor: String, product: String, version: String, url: String) {
             self.vendor = vendor
             self.product = product
@@ -32,6 +38,7 @@ public final class VarlinkService: Sendable {
         /// without buffering past its limit; false (nothing written) otherwise.
         public let writeIfWritable: @Sendable ([UInt8]) -> Bool
 
+        /// A writer for one connection; see the properties.
         public init(loop: ObjectIdentifier, execute: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
                     writeIfWritable: @escaping @Sendable ([UInt8]) -> Bool) {
             self.loop = loop
@@ -42,7 +49,10 @@ public final class VarlinkService: Sendable {
 
     /// What a handler is given: the call (parameters already type-checked) and the caller.
     public struct Request: Sendable {
+        /// The call; its parameters match the method's input.
         public let call: VarlinkCall
+        /// The caller's process and user, from the socket; nil where the transport cannot tell
+        /// (a handler that authorises should then refuse).
         public let peer: PeerCredentials?
         /// Set by transports that can write replies from their IO thread (see DirectWriter).
         public var direct: DirectWriter?
@@ -51,6 +61,11 @@ public final class VarlinkService: Sendable {
         /// reading. A reply the handler is waiting to write then fails.
         public let disconnect: @Sendable (VarlinkError) async -> Void
 
+        /// - Parameters:
+        ///   - call: The call, already type-checked.
+        ///   - peer: The caller, if the transport knows it.
+        ///   - disconnect: How to end the connection with a final error; by default it does nothing,
+        ///     for tests and transports without connections.
         public init(call: VarlinkCall, peer: PeerCredentials?, disconnect: @escaping @Sendable (VarlinkError) async -> Void = { _ in }) {
             self.call = call
             self.peer = peer
@@ -68,6 +83,12 @@ public final class VarlinkService: Sendable {
         let check: @Sendable ([String: JSONValue]) throws(ReplyMisuse) -> Void
         let send: @Sendable (VarlinkReply) async throws -> Void
 
+        /// Sends one reply.
+        /// - Parameters:
+        ///   - parameters: The reply's parameters; checked against the method's output.
+        ///   - continues: True if more replies follow (only for a call with `more`); false for the last.
+        /// - Throws: If the parameters do not match the output, the reply breaks the rules (`continues`
+        ///   without `more`, a reply after the final one), or the transport could not write it.
         public func callAsFunction(_ parameters: [String: JSONValue], _ continues: Bool) async throws {
             try check(parameters)
             try await send(VarlinkReply(parameters: parameters, continues: continues))
@@ -79,6 +100,9 @@ public final class VarlinkService: Sendable {
             return PreparedParameters(method: method, bytes: JSONWriter.bytes(.object(parameters)))
         }
 
+        /// Sends one reply prepared with `prepare(_:)`, without checking or encoding it again.
+        /// - Throws: If `prepared` was made for another method, the reply breaks the rules (`continues`
+        ///   without `more`, a reply after the final one), or the transport could not write it.
         public func callAsFunction(_ prepared: PreparedParameters, _ continues: Bool) async throws {
             guard prepared.method == method else { throw ReplyMisuse("parameters prepared for \(prepared.method), not \(method)") }
             try await send(VarlinkReply(prepared: prepared.bytes, continues: continues))
@@ -87,6 +111,7 @@ public final class VarlinkService: Sendable {
 
     /// Reply parameters checked against one method's output and encoded.
     public struct PreparedParameters: Sendable {
+        /// The qualified method they were checked against; only its replies may carry them.
         public let method: String
         let bytes: [UInt8]
 
@@ -94,6 +119,9 @@ public final class VarlinkService: Sendable {
         public func message(continues: Bool) -> [UInt8] { VarlinkReply(prepared: bytes, continues: continues).encoded() }
     }
 
+    /// A method's implementation: it sends its replies through `Reply` and returns after the final
+    /// one. A thrown `VarlinkError` becomes the error reply; any other error becomes InternalError,
+    /// as does returning without a final reply.
     public typealias Handler = @Sendable (Request, Reply) async throws -> Void
 
     /// A registered method's behaviour beyond its handler.
@@ -102,6 +130,7 @@ public final class VarlinkService: Sendable {
         public var requiresMore: Bool
         /// Accept `upgrade: true` (the connection then belongs to the handler's protocol).
         public var supportsUpgrade: Bool
+        /// By default a method takes plain calls and no `upgrade`.
         public init(requiresMore: Bool = false, supportsUpgrade: Bool = false) {
             self.requiresMore = requiresMore
             self.supportsUpgrade = supportsUpgrade
@@ -114,10 +143,14 @@ public final class VarlinkService: Sendable {
         var handlers: [String: (Handler, MethodOptions)]
     }
 
+    /// What GetInfo reports.
     public let info: Info
     private let interfaces: [String: Registered]
 
     /// Builds a service from its interfaces. `org.varlink.service` is added automatically.
+    ///
+    /// Two builders for the same interface name: the later one wins.
+    /// - Throws: `IDLError` if an interface's text does not parse.
     public init(info: Info, interfaces builders: [InterfaceBuilder]) throws(IDLError) {
         self.info = info
         var registered: [String: Registered] = [:]
@@ -133,6 +166,8 @@ public final class VarlinkService: Sendable {
     /// Interface names, sorted (as GetInfo lists them).
     public var interfaceNames: [String] { interfaces.keys.sorted() }
 
+    /// The parsed definition of a registered interface (`org.varlink.service` included); nil if
+    /// there is none of that name.
     public func interface(named name: String) -> VarlinkInterface? { interfaces[name]?.interface }
 
     /// Handles one call. `send` is called for each reply (never for a oneway call); the final
