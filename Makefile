@@ -71,6 +71,7 @@ SYSCONFDIR ?= /etc
 CONFIG ?= release
 BINDIR := $(PREFIX)/bin
 UNITDIR := $(PREFIX)/lib/systemd/system
+USERUNITDIR := $(PREFIX)/lib/systemd/user
 SYSUSERSDIR := $(PREFIX)/lib/sysusers.d
 TMPFILESDIR := $(PREFIX)/lib/tmpfiles.d
 CATALOGDIR := $(PREFIX)/lib/systemd/catalog
@@ -83,7 +84,7 @@ BINARIES := curtaind curtainctl curtain-demo-app
 install: protocols
 	$(SWIFT) build -c $(CONFIG)
 	@bin=$$($(SWIFT) build -c $(CONFIG) --show-bin-path); \
-	for b in $(BINARIES) curtainctl-config curtainctl-render; do install -Dm755 $$bin/$$b "$(DESTDIR)$(BINDIR)/$$b"; done
+	for b in $(BINARIES) curtainctl-config curtainctl-render curtain-overlay; do install -Dm755 $$bin/$$b "$(DESTDIR)$(BINDIR)/$$b"; done
 	@# curtainctl linked statically: it starts in ~2 ms instead of ~9 (BENCHMARKS.md).
 	@if [ "$(CONFIG)" = release ]; then \
 		$(SWIFT) build -c release --product curtainctl -Xswiftc -static-executable --scratch-path .build-static 2>&1 | grep -v dlopen || true; \
@@ -94,6 +95,9 @@ install: protocols
 	sed -e 's|/usr/bin/curtaind|$(BINDIR)/curtaind|' -e 's|/etc/curtain/|$(SYSCONFDIR)/curtain/|' \
 		units/curtaind.service > "$(DESTDIR)$(UNITDIR)/curtaind.service"
 	install -m644 units/curtaind.socket "$(DESTDIR)$(UNITDIR)/curtaind.socket"
+	@# curtain-overlay: a user unit of the compositor's account (docs/overlay.md).
+	install -d "$(DESTDIR)$(USERUNITDIR)"
+	sed 's|/usr/bin/curtain-overlay|$(BINDIR)/curtain-overlay|' units/curtain-overlay.service > "$(DESTDIR)$(USERUNITDIR)/curtain-overlay.service"
 	install -Dm644 units/curtain.sysusers.conf "$(DESTDIR)$(SYSUSERSDIR)/curtain.conf"
 	install -Dm644 units/curtain.tmpfiles.conf "$(DESTDIR)$(TMPFILESDIR)/curtain.conf"
 	install -Dm644 units/curtain.catalog "$(DESTDIR)$(CATALOGDIR)/curtain.catalog"
@@ -138,7 +142,7 @@ fuzz: setup
 # Plymouth is only the reference of make bench's scenarios 1 and 5 (not needed to build or test).
 BENCH_APT_PACKAGES := plymouth
 
-bench: setup
+bench: protocols
 	@missing=$$(for p in $(BENCH_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "bench: installing $$missing"; \

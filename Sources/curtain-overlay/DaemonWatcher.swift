@@ -27,6 +27,8 @@ final class DaemonWatcher: @unchecked Sendable {
     private var sceneOf: [Int64: (path: String, hash: String?, textVariant: Int)] = [:]
     /// An older curtaind without GetScene: the preset mapping (or --scene) from then on.
     private var getSceneMissing = false
+    /// The zero of curtaind's clock on CLOCK_BOOTTIME, in seconds (GetStatus), for --trace.
+    private var clockOrigin: Double?
 
     init(socket: String?, scenes: SceneLocator, mailbox: Mailbox) {
         self.socket = socket
@@ -79,6 +81,7 @@ final class DaemonWatcher: @unchecked Sendable {
         Log.info("connected to curtaind at \(client.path)")
         // What is in flight now: after a restart usually nothing (curtaind ends the launches
         // it finds interrupted), so the overlay clears; else it keeps its picture until frames come.
+        if case .int(let usec)? = try calls.call("io.curtain.Launcher.GetStatus")["clock_origin_usec"] { clockOrigin = Double(usec) / 1e6 }
         let list = try calls.call("io.curtain.Launcher.List")
         var inFlight: Int64? = nil
         if case .array(let launches)? = list["launches"] {
@@ -142,7 +145,8 @@ final class DaemonWatcher: @unchecked Sendable {
             if case .string(let t)? = event["transition"] { transition = t }
             if case .bool(let f)? = event["final"] { finalSeen = f }
             let frame = FrameContent(launch: launch, scene: scene.path, sceneHash: scene.hash, textVariant: scene.textVariant,
-                                     values: values, passThrough: transition == "reveal")
+                                     values: values, passThrough: transition == "reveal",
+                                     due: clockOrigin.flatMap { origin in event["time"]?.number.map { origin + $0 } })
             lastFrame = frame
             mailbox.publish(.frame(frame))
         default:

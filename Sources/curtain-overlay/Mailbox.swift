@@ -26,6 +26,9 @@ struct FrameContent: Sendable, Equatable {
     var values: [String: Value]
     /// Once the reveal starts the overlay takes no input (an empty input region): the app gets it.
     var passThrough: Bool
+    /// When the frame was due, in seconds on CLOCK_BOOTTIME (its time plus curtaind's clock
+    /// origin), for --trace; nil when curtaind does not say its origin.
+    var due: Double? = nil
 }
 
 final class Mailbox: Sendable {
@@ -69,6 +72,20 @@ final class Mailbox: Sendable {
     func drain() { var bytes = [UInt8](repeating: 0, count: 64); while read(fd, &bytes, bytes.count) > 0 {} }
 
     static func wakeForSignal() { var one: UInt8 = 1; _ = write(signalFD, &one, 1) }
+}
+
+/// Seconds on CLOCK_BOOTTIME (curtaind's clock counts from an origin on it).
+func bootTime() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_BOOTTIME, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// CPU seconds this thread has used.
+func threadCPUTime() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 /// Monotonic seconds.

@@ -28,6 +28,9 @@ struct CurtainOverlay: ParsableCommand {
     @Option(help: ArgumentHelp("Draw every launch over this scene file, whatever curtaind says (GetScene).", valueName: "file"))
     var scene: String?
 
+    @Option(help: ArgumentHelp("Append a line per committed frame: when it was due and when it was committed (CLOCK_BOOTTIME seconds), and the CPU seconds drawing it took (make bench).", valueName: "file"))
+    var trace: String?
+
     func validate() throws {
         if let scene, !FileManager.default.isReadableFile(atPath: scene) {
             throw ValidationError("--scene \(scene): not a readable file")
@@ -47,6 +50,10 @@ struct CurtainOverlay: ParsableCommand {
             signal(s) { _ in Mailbox.stopRequested.store(1, ordering: .relaxed); Mailbox.wakeForSignal() }
         }
         let display = OverlayDisplay(mailbox: mailbox)
+        if let trace {
+            guard let file = fopen(trace, "a") else { throw ValidationError("--trace \(trace): \(String(cString: strerror(errno)))") }
+            display.trace = file
+        }
         display.run()
         Log.info("stopped")
     }

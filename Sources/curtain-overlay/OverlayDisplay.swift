@@ -265,6 +265,7 @@ final class OverlayDisplay {
         }
         guard let buffer = buffers.first(where: { !$0.busy }) else { return false }   // both held: a release wakes us
         let full = PixelRect(x: 0, y: 0, width: width, height: height)
+        let cpuStart = threadCPUTime()
         var damage = prepare(target.content)
         if needsFull {
             for b in buffers { b.pending = full }
@@ -275,6 +276,7 @@ final class OverlayDisplay {
         if case .frame(let f) = target.content, !showingClear { wantsPassThrough = f.passThrough } else { wantsPassThrough = true }
         guard damage != nil || wantsPassThrough != passThrough else { return false }
         buffer.fill(from: kept)
+        let cpu = threadCPUTime() - cpuStart
         if wantsPassThrough != passThrough {
             if wantsPassThrough {
                 let region = wl_compositor_create_region(compositor)
@@ -299,12 +301,17 @@ final class OverlayDisplay {
         wl_surface_commit(surface)
         buffer.busy = true
         needsFull = false
-        if let observer = commitObserver { observer(target) }
+        if let trace, case .frame(let f) = target.content, let due = f.due {
+            // due, committed (CLOCK_BOOTTIME seconds), CPU seconds spent drawing: Benchmarks/overlay.
+            let line = "\(due) \(bootTime()) \(cpu)\n"
+            _ = line.withCString { fputs($0, trace) }
+            fflush(trace)
+        }
         return true
     }
 
-    /// Called after each commit (the benchmark measures lateness there).
-    var commitObserver: ((Target) -> Void)?
+    /// --trace: one line per committed frame (see update()).
+    var trace: UnsafeMutablePointer<FILE>?
 
     func retryDue(_ target: Target) -> Bool {
         guard case .frame(let f) = target.content, let failed = failedScenes[key(f)] else { return false }
