@@ -7,19 +7,20 @@ OUT_DIR/overlay.json, prints the table row and, given the markdown file, rewrite
 between <!-- bench:overlay:begin --> and <!-- bench:overlay:end -->. Root runs sway as nobody (sway 1.7 refuses root)."""
 import json, os, pwd, shutil, signal, subprocess, sys, tempfile, time
 
-bin_dir, out_dir = sys.argv[1], sys.argv[2]
+bin_dir, out_dir = os.path.abspath(sys.argv[1]), sys.argv[2]
 launches = int(sys.argv[3]) if len(sys.argv) > 3 else 5
 markdown = sys.argv[4] if len(sys.argv) > 4 else None
 WIDTH, HEIGHT, RATE = 1920, 1080, 60
 
 
 def wait(condition, seconds, what):
+    """Polls; `what` may be a function giving the message (read at the time of failure)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if condition():
             return
         time.sleep(0.05)  # the poll interval of a bounded wait
-    raise SystemExit(f"overlay bench: {what} within {seconds} s")
+    raise SystemExit(f"overlay bench: {what() if callable(what) else what} (waited {seconds} s)")
 
 
 def percentile(values, p):
@@ -70,9 +71,10 @@ single_instance = false
 screens = ["home"]
 default_screen = "home"
 """)
+    daemon_log = open(os.path.join(work, "curtaind.log"), "w")
     processes.append(subprocess.Popen([f"{bin_dir}/curtaind", "--config", toml, "--socket", socket],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
-    wait(lambda: os.path.exists(socket), 20, "curtaind did not start")
+                                      stdout=daemon_log, stderr=daemon_log, start_new_session=True))
+    wait(lambda: os.path.exists(socket), 20, lambda: "curtaind did not start: " + open(os.path.join(work, "curtaind.log")).read()[-2000:])
     trace = os.path.join(work, "trace")
     overlay_log = open(os.path.join(work, "overlay.log"), "w")
     overlay = subprocess.Popen([f"{bin_dir}/curtain-overlay", "--socket", socket, "--trace", trace],

@@ -44,6 +44,8 @@ import Testing
             screen = try await compositor.screenshot(shots)
             return Self.splashFraction(screen!) > 0.95 && screen!.fraction(of: Overlay.appColor) == 0
         }
+        // The scene came from curtaind (GetScene), not the fallback.
+        #expect(overlay.output.contains("launch 1: scene /") && !overlay.output.contains("GetScene"), "\(overlay.output)")
         #expect(covered, "before the reveal the splash covers the app: \(screen.map { "\(Self.splashFraction($0)) splash, \($0.fraction(of: Overlay.appColor)) app" } ?? "")")
 
         // Ready: the reveal starts; a seek to half way holds its frame still.
@@ -120,6 +122,27 @@ import Testing
         #expect(next.status == 0, "\(next)")
         #expect(try await Overlay.eventually { screen = try await compositor.screenshot(shots); return Self.splashFraction(screen!) > 0.95 },
                 "the next launch shows: \(screen.map { Self.splashFraction($0) } ?? 0)")
+    }
+
+    /// A scene that does not load: a clear journal line, nothing over the app (no half-drawn
+    /// or stale splash), and the overlay carries on.
+    @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
+    func clearsWhenTheSceneDoesNotLoad() async throws {
+        try #require(Overlay.missing(Self.swayTools).isEmpty, "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)")
+        let compositor = try await Compositor.sway()
+        let daemon = try await Daemon(compositor: compositor, external: true)
+        let bad = daemon.directory.appendingPathComponent("broken.scene.json")
+        try "{\"name\": \"broken\", \"layers\": [".write(to: bad, atomically: true, encoding: .utf8)
+        let overlay = try await startOverlay(compositor, daemon, arguments: ["--scene", bad.path])
+        defer { Overlay.killTree(overlay.pid) }
+        #expect(await overlay.waitFor("on the overlay layer", within: Overlay.timeout), "\(overlay.output)")
+        #expect(try await daemon.ctl("launch", "--normal", "shop").status == 0)
+        #expect(await overlay.waitFor("<3>curtain-overlay: launch 1: the scene does not load: \(bad.path)", within: Overlay.timeout), "\(overlay.output)")
+        let shots = TestEnvironment.temporaryDirectory("overlay-shots")
+        defer { try? FileManager.default.removeItem(at: shots) }
+        let screen = try await compositor.screenshot(shots)
+        #expect(Self.splashFraction(screen) < 0.01, "nothing covers the screen")
+        #expect(overlay.output.contains("clearing the overlay, trying again in"), "\(overlay.output)")
     }
 
     /// Weston has no layer-shell: a fullscreen xdg_toplevel, said in the log, shows the splash.
