@@ -9,11 +9,14 @@ APT_PACKAGES := libsystemd-dev systemd dbus python3-venv python3-systemd hyperfi
 APT_PACKAGES += chromium-headless-shell
 # The unit backend's tests check the shipped polkit rule with a real polkitd (in the contained systemd).
 APT_PACKAGES += polkitd
+# curtain-overlay (docs/overlay.md): libwayland and wayland-scanner, xdg-shell's XML, and the
+# compositors and screenshot tools its tests run headless (sway+grim, weston).
+APT_PACKAGES += libwayland-dev wayland-protocols libxkbcommon-dev sway grim weston
 # Python packages for the test clients (the Varlink reference implementation).
 PIP_PACKAGES := varlink==31.0.0 playwright==1.65.2
 STAMP := .build/.setup-done
 
-.PHONY: setup build test check-units install demo bench fuzz release clean
+.PHONY: setup protocols build test check-units install demo bench fuzz release clean
 
 setup: $(STAMP)
 
@@ -28,15 +31,36 @@ $(STAMP): Makefile
 	@$(VENV)/bin/pip install -q --disable-pip-version-check $(PIP_PACKAGES)
 	@mkdir -p .build && touch $(STAMP)
 
-build: setup
+# wayland-scanner's C glue for curtain-overlay, generated before `swift build`: SwiftPM
+# (through 6.3) ignores C sources and headers a build-tool plugin produces unless the package
+# opts into an experimental tools version. Package.swift leaves the Wayland targets out
+# until these files exist, so a bare `swift build` of a fresh clone still builds the rest.
+WL_PROTOCOLS := Sources/CWaylandProtocols
+WL_XDG_SHELL := $(or $(shell pkg-config --variable=pkgdatadir wayland-protocols 2>/dev/null),/usr/share/wayland-protocols)/stable/xdg-shell/xdg-shell.xml
+WL_GENERATED := $(WL_PROTOCOLS)/generated/xdg-shell-protocol.c $(WL_PROTOCOLS)/include/xdg-shell-client-protocol.h \
+	$(WL_PROTOCOLS)/generated/wlr-layer-shell-unstable-v1-protocol.c $(WL_PROTOCOLS)/include/wlr-layer-shell-unstable-v1-client-protocol.h \
+	$(WL_PROTOCOLS)/generated/wlr-virtual-pointer-unstable-v1-protocol.c $(WL_PROTOCOLS)/include/wlr-virtual-pointer-unstable-v1-client-protocol.h
+
+protocols: setup $(WL_GENERATED)
+
+$(WL_PROTOCOLS)/generated/xdg-shell-protocol.c: $(WL_XDG_SHELL)
+	@mkdir -p $(@D) && wayland-scanner private-code $< $@
+$(WL_PROTOCOLS)/include/xdg-shell-client-protocol.h: $(WL_XDG_SHELL)
+	wayland-scanner client-header $< $@
+$(WL_PROTOCOLS)/generated/%-protocol.c: $(WL_PROTOCOLS)/protocols/%.xml
+	@mkdir -p $(@D) && wayland-scanner private-code $< $@
+$(WL_PROTOCOLS)/include/%-client-protocol.h: $(WL_PROTOCOLS)/protocols/%.xml
+	wayland-scanner client-header $< $@
+
+build: protocols
 	$(SWIFT) build
 
-release: setup
+release: protocols
 	$(SWIFT) build -c release
 
 # Every test (the certification suites need the python venv and varlink-go from setup),
 # then a bounded fixed-seed fuzzing pass over the Varlink parsers and curtaind's bindings (see Fuzz/run).
-test: setup
+test: protocols
 	$(SWIFT) build
 	CI=$${CI:-} $(SWIFT) test
 	$(MAKE) --no-print-directory check-units
@@ -51,6 +75,7 @@ SYSCONFDIR ?= /etc
 CONFIG ?= release
 BINDIR := $(PREFIX)/bin
 UNITDIR := $(PREFIX)/lib/systemd/system
+USERUNITDIR := $(PREFIX)/lib/systemd/user
 SYSUSERSDIR := $(PREFIX)/lib/sysusers.d
 TMPFILESDIR := $(PREFIX)/lib/tmpfiles.d
 CATALOGDIR := $(PREFIX)/lib/systemd/catalog
@@ -60,10 +85,10 @@ DATADIR := $(PREFIX)/share
 POLKITRULESDIR ?= /usr/share/polkit-1/rules.d
 BINARIES := curtaind curtainctl curtain-demo-app curtain-web
 
-install: setup
+install: protocols
 	$(SWIFT) build -c $(CONFIG)
 	@bin=$$($(SWIFT) build -c $(CONFIG) --show-bin-path); \
-	for b in $(BINARIES) curtainctl-config curtainctl-render; do install -Dm755 $$bin/$$b "$(DESTDIR)$(BINDIR)/$$b"; done
+	for b in $(BINARIES) curtainctl-config curtainctl-render curtain-overlay; do install -Dm755 $$bin/$$b "$(DESTDIR)$(BINDIR)/$$b"; done
 	@# curtainctl linked statically: it starts in ~2 ms instead of ~9 (BENCHMARKS.md).
 	@if [ "$(CONFIG)" = release ]; then \
 		$(SWIFT) build -c release --product curtainctl -Xswiftc -static-executable --scratch-path .build-static 2>&1 | grep -v dlopen || true; \
@@ -74,6 +99,9 @@ install: setup
 	sed -e 's|/usr/bin/curtaind|$(BINDIR)/curtaind|' -e 's|/etc/curtain/|$(SYSCONFDIR)/curtain/|' \
 		units/curtaind.service > "$(DESTDIR)$(UNITDIR)/curtaind.service"
 	install -m644 units/curtaind.socket "$(DESTDIR)$(UNITDIR)/curtaind.socket"
+	@# curtain-overlay: a user unit of the compositor's account (docs/overlay.md).
+	install -d "$(DESTDIR)$(USERUNITDIR)"
+	sed 's|/usr/bin/curtain-overlay|$(BINDIR)/curtain-overlay|' units/curtain-overlay.service > "$(DESTDIR)$(USERUNITDIR)/curtain-overlay.service"
 	install -Dm644 units/curtain.sysusers.conf "$(DESTDIR)$(SYSUSERSDIR)/curtain.conf"
 	install -Dm644 units/curtain.tmpfiles.conf "$(DESTDIR)$(TMPFILESDIR)/curtain.conf"
 	install -Dm644 units/curtain.catalog "$(DESTDIR)$(CATALOGDIR)/curtain.catalog"
@@ -118,7 +146,7 @@ fuzz: setup
 # Plymouth is only the reference of make bench's scenarios 1 and 5 (not needed to build or test).
 BENCH_APT_PACKAGES := plymouth
 
-bench: setup
+bench: protocols
 	@missing=$$(for p in $(BENCH_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "bench: installing $$missing"; \

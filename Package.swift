@@ -1,6 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 import class Foundation.ProcessInfo
+import class Foundation.FileManager
 
 // Module layout: see ARCHITECTURE.md. CurtainCore is pure (no IO, no clock).
 let package = Package(
@@ -162,6 +163,28 @@ let package = Package(
         .testTarget(name: "SystemdIntegrationTests", dependencies: ["CurtainDaemon", "CurtainTestKit"]),
     ]
 )
+
+// curtain-overlay (docs/overlay.md), the Wayland renderer, and its test window and tests: only
+// once `make protocols` has run wayland-scanner (make build and make test do), because SwiftPM
+// ignores the C a build-tool plugin generates; a bare `swift build` of a fresh clone builds
+// everything else.
+if FileManager.default.fileExists(atPath: Context.packageDirectory + "/Sources/CWaylandProtocols/include/xdg-shell-client-protocol.h") {
+    package.targets += [
+        // libwayland-client (Debian's libwayland-dev).
+        .systemLibrary(name: "CWaylandClient", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
+        // wayland-scanner's glue: xdg-shell and the layer-shell subset in protocols/.
+        .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"], exclude: ["protocols"]),
+        .executableTarget(
+            name: "curtain-overlay",
+            dependencies: ["CWaylandClient", "CWaylandProtocols", "CurtainCore", "CurtainRender", "CurtainctlSupport", "JSON", "Varlink",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // A stand-in app for the overlay's tests: a window of one colour that prints its clicks.
+        .executableTarget(name: "curtain-test-window", dependencies: ["CWaylandClient", "CWaylandProtocols"]),
+        // Headless sway and weston, grim screenshots, a real curtaind (docs/overlay.md).
+        .testTarget(name: "OverlayTests", dependencies: ["CurtainRender", "CurtainTestKit"]),
+    ]
+}
 
 // The benchmark harness (package-benchmark) is only resolved and built for `make bench`,
 // which sets CURTAIN_BENCHMARKS=1 and uses its own build directory: tests never pay for it.

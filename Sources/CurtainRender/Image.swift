@@ -55,6 +55,13 @@ public final class Image {
         return result
     }
 
+    /// The pixels in place: rows of `stride` bytes of premultiplied native-endian 0xAARRGGBB
+    /// (Wayland's ARGB8888), for a renderer that copies a frame's damage to a display buffer.
+    public func withUnsafePixels<R>(_ body: (_ data: UnsafeRawPointer, _ stride: Int) throws -> R) rethrows -> R {
+        cairo_surface_flush(surface)
+        return try body(UnsafeRawPointer(cairo_image_surface_get_data(surface)!), Int(cairo_image_surface_get_stride(surface)))
+    }
+
     /// A copy of the pixels (a kept frame buffer changes with the next frame).
     public func copy() throws(RenderError) -> Image {
         let image = Image(width: width, height: height)

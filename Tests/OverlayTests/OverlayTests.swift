@@ -1,0 +1,165 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CurtainRender
+import CurtainTestKit
+import Foundation
+import Testing
+
+/// curtain-overlay on real headless compositors with a real curtaind, checked on screenshots.
+/// Serialized: one compositor at a time on a shared CI machine.
+@Suite(.serialized) struct OverlayTests {
+    static let swayTools = ["sway", "swaymsg", "grim", "setpriv"]
+    static let westonTools = ["weston", "weston-screenshooter"]
+
+    /// The splash's gradient runs from blue-violet to pink: a pixel is "splash" when its blue
+    /// channel clearly beats green (the app is green, the sway background black).
+    static func splashFraction(_ screen: Screen) -> Double {
+        Double(screen.rgb.count { p in Int(p & 0xFF) > Int((p >> 8) & 0xFF) + 60 }) / Double(screen.rgb.count)
+    }
+
+    /// Seed 000 end to end on sway: the splash covers the app, mid-reveal (held by a seek) the
+    /// app shows through the logo-shaped hole exactly as `curtainctl render` draws that frame,
+    /// and once revealed the app is all visible and a click reaches it (empty input region).
+    @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
+    func revealOnSway() async throws {
+        try #require(Overlay.missing(Self.swayTools).isEmpty, "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)")
+        let compositor = try await Compositor.sway()
+        let daemon = try await Daemon(compositor: compositor)
+        let overlay = try await startOverlay(compositor, daemon)
+        defer { Overlay.killTree(overlay.pid) }
+        #expect(await overlay.waitFor("surface \(Overlay.width)×\(Overlay.height) on the overlay layer", within: Overlay.timeout), "\(overlay.output)\nsway: \(compositor.process.output.suffix(3000))")
+
+        let launched = try await daemon.ctl("launch", "--normal", "shop")
+        #expect(launched.status == 0, "\(launched)")
+        let watch = try await TestProcess(TestEnvironment.product("curtainctl"), ["watch", "1", "--frames", "--json", "short"],
+                                          environment: ["CURTAIN_SOCKET": daemon.socket])
+        defer { Overlay.killTree(watch.pid) }
+        // The app's window is up under the splash, which covers it entirely.
+        #expect(await daemon.process.waitFor("mapped \(Overlay.width)x\(Overlay.height)", within: Overlay.timeout), "\(daemon.process.output)")
+        let shots = TestEnvironment.temporaryDirectory("overlay-shots")
+        defer { try? FileManager.default.removeItem(at: shots) }
+        var screen: Screen? = nil
+        let covered = try await Overlay.eventually {
+            screen = try await compositor.screenshot(shots)
+            return Self.splashFraction(screen!) > 0.95 && screen!.fraction(of: Overlay.appColor) == 0
+        }
+        // The scene came from curtaind (GetScene), not the fallback.
+        #expect(overlay.output.contains("launch 1: scene /") && !overlay.output.contains("GetScene"), "\(overlay.output)")
+        #expect(covered, "before the reveal the splash covers the app: \(screen.map { "\(Self.splashFraction($0)) splash, \($0.fraction(of: Overlay.appColor)) app" } ?? "")")
+
+        // Ready: the reveal starts; a seek to half way holds its frame still.
+        try daemon.makeAppReady()
+        #expect(await watch.waitFor("\"to\":\"revealing\"", within: Overlay.timeout), "\(watch.output.suffix(2000))")
+        let seek = try await daemon.ctl("control", "1", "seek", "0.5")
+        #expect(seek.status == 0, "\(seek)")
+        #expect(await watch.waitFor("\"progress\":0.5,", within: Overlay.timeout))
+        let held = try #require(watch.output.split(separator: "\n").last { $0.contains("\"progress\":0.5,") })
+        let events = shots.appendingPathComponent("held.jsonl")
+        try String(held).write(to: events, atomically: true, encoding: .utf8)
+        let rendered = try await TestProcess.run(TestEnvironment.product("curtainctl"), [
+            "render", "--events", events.path, "--size", "\(Overlay.width)x\(Overlay.height)",
+            "--destination", "#" + String(Overlay.appColor, radix: 16), "--out", shots.appendingPathComponent("expected").path,
+        ])
+        #expect(rendered.status == 0, "\(rendered)")
+        let expectedPath = shots.appendingPathComponent("expected/launch1-0000.png").path
+        let expected = Screen(image: try #require(Image.readPNG(expectedPath)), path: expectedPath)
+        // The frame shows a real hole: some app, some splash (not a trivially equal picture).
+        #expect(expected.fraction(of: Overlay.appColor) > 0.2 && Self.splashFraction(expected) > 0.05)
+        // Tolerance: at most 1% of the pixels differ by more than 24 levels in a channel (the
+        // pointer sway draws, antialiased edges).
+        let matches = try await Overlay.eventually {
+            screen = try await compositor.screenshot(shots)
+            return screen!.mismatch(expected) <= 0.01
+        }
+        #expect(matches, "mid-reveal the screen matches curtainctl render of the same frame: \(screen.map { "\($0.mismatch(expected)) differ (\($0.path) vs \(expectedPath))" } ?? "")")
+
+        // Played to the end: the app is all visible and gets the click.
+        #expect(try await daemon.ctl("control", "1", "finish").status == 0)
+        #expect(await watch.waitFor("\"to\":\"revealed\"", within: Overlay.timeout))
+        let open = try await Overlay.eventually {
+            screen = try await compositor.screenshot(shots)
+            return screen!.fraction(of: Overlay.appColor) >= 0.99
+        }
+        #expect(open, "after revealed the app is fully visible: \(screen.map { "\($0.fraction(of: Overlay.appColor))" } ?? "")")
+        try await compositor.swaymsg("seat", "seat0", "cursor", "set", "320", "240")
+        try await compositor.swaymsg("seat", "seat0", "cursor", "press", "button1")
+        try await compositor.swaymsg("seat", "seat0", "cursor", "release", "button1")
+        #expect(await daemon.process.waitFor("click 320 240", within: Overlay.timeout), "the click reaches the app: \(daemon.process.output.suffix(1500))")
+    }
+
+    /// curtaind killed mid-launch: the splash stays (no flash) while it is gone, the overlay
+    /// reconnects to the restarted daemon, clears (the interrupted launch ended) and shows the
+    /// next launch.
+    @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
+    func reconnectsAfterCurtaindRestarts() async throws {
+        try #require(Overlay.missing(Self.swayTools).isEmpty, "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)")
+        let compositor = try await Compositor.sway()
+        let daemon = try await Daemon(compositor: compositor, external: true)
+        let overlay = try await startOverlay(compositor, daemon)
+        defer { Overlay.killTree(overlay.pid) }
+        #expect(await overlay.waitFor("on the overlay layer", within: Overlay.timeout), "\(overlay.output)\nsway: \(compositor.process.output.suffix(3000))")
+        let shots = TestEnvironment.temporaryDirectory("overlay-shots")
+        defer { try? FileManager.default.removeItem(at: shots) }
+        #expect(try await daemon.ctl("launch", "--normal", "shop").status == 0)
+        var screen: Screen? = nil
+        #expect(try await Overlay.eventually { screen = try await compositor.screenshot(shots); return Self.splashFraction(screen!) > 0.95 },
+                "the splash shows: \(screen.map { Self.splashFraction($0) } ?? 0)")
+
+        Overlay.killTree(daemon.process.pid)
+        #expect(await overlay.waitFor("curtaind: ", within: Overlay.timeout), "\(overlay.output)")
+        // Within the grace the last frame stays: no flash of the app or the desktop.
+        screen = try await compositor.screenshot(shots)
+        #expect(Self.splashFraction(screen!) > 0.95, "the splash stays while curtaind is away")
+
+        try await daemon.restart()
+        #expect(await Overlay.eventually { overlay.output.components(separatedBy: "connected to curtaind at").count - 1 >= 2 },
+                "the overlay reconnects: \(overlay.output)")
+        // The restarted daemon ended the interrupted launch: nothing covers the screen.
+        #expect(try await Overlay.eventually { screen = try await compositor.screenshot(shots); return Self.splashFraction(screen!) < 0.01 },
+                "the overlay clears for the ended launch: \(screen.map { Self.splashFraction($0) } ?? 1)")
+        let next = try await daemon.ctl("launch", "--normal", "shop")
+        #expect(next.status == 0, "\(next)")
+        #expect(try await Overlay.eventually { screen = try await compositor.screenshot(shots); return Self.splashFraction(screen!) > 0.95 },
+                "the next launch shows: \(screen.map { Self.splashFraction($0) } ?? 0)")
+    }
+
+    /// A scene that does not load: a clear journal line, nothing over the app (no half-drawn
+    /// or stale splash), and the overlay carries on.
+    @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
+    func clearsWhenTheSceneDoesNotLoad() async throws {
+        try #require(Overlay.missing(Self.swayTools).isEmpty, "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)")
+        let compositor = try await Compositor.sway()
+        let daemon = try await Daemon(compositor: compositor, external: true)
+        let bad = daemon.directory.appendingPathComponent("broken.scene.json")
+        try "{\"name\": \"broken\", \"layers\": [".write(to: bad, atomically: true, encoding: .utf8)
+        let overlay = try await startOverlay(compositor, daemon, arguments: ["--scene", bad.path])
+        defer { Overlay.killTree(overlay.pid) }
+        #expect(await overlay.waitFor("on the overlay layer", within: Overlay.timeout), "\(overlay.output)")
+        #expect(try await daemon.ctl("launch", "--normal", "shop").status == 0)
+        #expect(await overlay.waitFor("<3>curtain-overlay: launch 1: the scene does not load: \(bad.path)", within: Overlay.timeout), "\(overlay.output)")
+        let shots = TestEnvironment.temporaryDirectory("overlay-shots")
+        defer { try? FileManager.default.removeItem(at: shots) }
+        let screen = try await compositor.screenshot(shots)
+        #expect(Self.splashFraction(screen) < 0.01, "nothing covers the screen")
+        #expect(overlay.output.contains("clearing the overlay, trying again in"), "\(overlay.output)")
+    }
+
+    /// Weston has no layer-shell: a fullscreen xdg_toplevel, said in the log, shows the splash.
+    @Test(.enabled(if: Overlay.available(westonTools)), .timeLimit(.minutes(2)))
+    func fullscreenToplevelOnWeston() async throws {
+        try #require(Overlay.missing(Self.westonTools).isEmpty, "missing \(Overlay.missing(Self.westonTools)) (make setup installs them)")
+        let compositor = try await Compositor.weston()
+        let daemon = try await Daemon(compositor: compositor, external: true)
+        let overlay = try await startOverlay(compositor, daemon)
+        defer { Overlay.killTree(overlay.pid) }
+        #expect(await overlay.waitFor("falling back to a fullscreen xdg_toplevel", within: Overlay.timeout), "\(overlay.output)")
+        #expect(await overlay.waitFor("(fullscreen toplevel)", within: Overlay.timeout), "\(overlay.output)")
+        #expect(try await daemon.ctl("launch", "--normal", "shop").status == 0)
+        let shots = TestEnvironment.temporaryDirectory("overlay-shots")
+        defer { try? FileManager.default.removeItem(at: shots) }
+        var screen: Screen? = nil
+        #expect(try await Overlay.eventually { screen = try await compositor.screenshot(shots, weston: true); return Self.splashFraction(screen!) > 0.95 },
+                "the splash fills weston's output: \(screen.map { "\(Self.splashFraction($0)) in \($0.path)" } ?? "") \(overlay.output)")
+    }
+}
