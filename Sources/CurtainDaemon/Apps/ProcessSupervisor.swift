@@ -77,6 +77,8 @@ actor ProcessSupervisor: AppSupervisor {
     private var attached: [String: [Int: AsyncStream<Delivery>.Continuation]] = [:]
     private var nextAttachment = 0
     private let receiver: NotifyReceiver
+    /// Offered the messages no spawned app sent (the unit backend's `claim`): whether it took one.
+    private var unitClaim: (@Sendable (NotifyReceiver.Datagram) async -> Bool)?
     private let logger: Logger
     /// The API socket, given to apps as CURTAIN_SOCKET (for io.curtain.App).
     private let apiSocket: String?
@@ -96,6 +98,11 @@ actor ProcessSupervisor: AppSupervisor {
     }
 
     var notifySocket: String { receiver.path }
+
+    /// Messages no spawned app sent go to `claim` first (units' processes send stages here).
+    func offerUnattributed(to claim: @escaping @Sendable (NotifyReceiver.Datagram) async -> Bool) {
+        unitClaim = claim
+    }
 
     /// Takes notify messages until the receiver stops.
     func run() async {
@@ -459,6 +466,7 @@ actor ProcessSupervisor: AppSupervisor {
         }
         guard let owner = Self.owner(pid: datagram.pid, session: datagram.session, isApp: { instances[$0] != nil }),
               let instance = instances[owner] else {
+            if let unitClaim, await unitClaim(datagram) { return }
             if datagram.pid > 0, unattributed.count < 64 {
                 // Perhaps its app is being registered right now; if not, it is rejected then.
                 unattributed.append((now, datagram))
