@@ -8,6 +8,11 @@ import Systemd
 /// lets the unit it was attributed to interpret it. Both backends use it: a spawned app's
 /// messages and a unit's, each once attributed to its launch.
 struct AppNotification: Sendable, Equatable {
+    /// skeleton, content or interactive: a stage before READY=1.
+    static let stageKey = "X_CURTAIN_STAGE"
+    /// JSON: element id → frame ({x, y, width, height}), for the reveal.
+    static let elementsKey = "X_CURTAIN_ELEMENTS"
+
     var status: String?
     var errno: Int32?
     /// The elements it reported (X_CURTAIN_ELEMENTS), valid ones only.
@@ -22,14 +27,14 @@ struct AppNotification: Sendable, Equatable {
         status = message.status
         errno = message.errno
         extendSeconds = message.extendTimeoutMicroseconds.map { Double($0) / 1_000_000 }
-        if let text = message.elements {
+        if let text = message.fields[Self.elementsKey] {
             if let parsed = try? JSONParser.parse(Array(text.utf8)), case .object = parsed, let frames = try? Wire.elements(parsed) {
                 elements = frames
             } else {
                 refused.append("X_CURTAIN_ELEMENTS dropped: not an object of frames")
             }
         }
-        if let name = message.stage {
+        if let name = message.fields[Self.stageKey] {
             // READY=1 is how an app says `ready`: the key names only the stages before it.
             if let parsed = ReadinessStage(rawValue: name), parsed != .ready { stage = parsed } else {
                 refused.append("X_CURTAIN_STAGE='\(name)' ignored: not skeleton, content or interactive")
