@@ -2,6 +2,7 @@
 import CurtainCore
 import Systemd
 import Testing
+import Varlink
 
 /// Which unit a notify message's sender runs in, remembered per launch (`UnitSenders`).
 @Suite struct UnitSendersTests {
@@ -99,8 +100,10 @@ import Testing
 
 @Suite struct AppNotificationTests {
     static let id = LaunchID(7)
-    static let logo = Hero.Frame(x: 1, y: 2, width: 3, height: 4)
-    static let known = ["old": Hero.Frame(x: 0, y: 0, width: 1, height: 1)]
+    /// Read as the daemon reads elements (`Wire.elements`), whatever type that gives.
+    static func elements(_ json: String) -> ReportedElements { try! Wire.elements(try! JSONParser.parse(Array(json.utf8))) }
+    static let logo = elements(#"{"logo":{"x":1,"y":2,"width":3,"height":4}}"#)["logo"]!
+    static let known = elements(#"{"old":{"x":0,"y":0,"width":1,"height":1}}"#)
 
     /// One message in, the launch's events out (the elements known before: `known`).
     static let table: [(message: String, events: [AppEvent], refused: Int)] = [

@@ -2,6 +2,10 @@ import CurtainCore
 import Varlink
 import Systemd
 
+/// The elements an app reports for the reveal (X_CURTAIN_ELEMENTS, io.curtain.App's `elements`),
+/// as `Wire.elements` reads them: one name for the type, so a change of it is made here once.
+typealias ReportedElements = [String: Hero.Frame]
+
 /// What one sd_notify message says about an app, for Curtain: systemd's generic fields
 /// (STATUS, ERRNO, EXTEND_TIMEOUT_USEC, READY) and Curtain's own (`X_CURTAIN_STAGE`,
 /// `X_CURTAIN_ELEMENTS`), interpreted with no IO — as systemd's manager parses a message and
@@ -16,7 +20,7 @@ struct AppNotification: Sendable, Equatable {
     var status: String?
     var errno: Int32?
     /// The elements it reported (X_CURTAIN_ELEMENTS), valid ones only.
-    var elements: [String: Hero.Frame]?
+    var elements: ReportedElements?
     var extendSeconds: Double?
     /// The stage it reached: READY=1 is `.ready`; X_CURTAIN_STAGE names an earlier one.
     var stage: ReadinessStage?
@@ -46,7 +50,7 @@ struct AppNotification: Sendable, Equatable {
     /// The events for launch `id`, in the order the driver takes them: the status, the
     /// extension, then the stage with `elements` (those known for the app so far, this
     /// message's included).
-    func events(for id: LaunchID, elements known: [String: Hero.Frame]) -> [AppEvent] {
+    func events(for id: LaunchID, elements known: ReportedElements) -> [AppEvent] {
         var events: [AppEvent] = []
         if let status { events.append(.status(id, status)) }
         if let extendSeconds { events.append(.extend(id, seconds: extendSeconds)) }

@@ -29,7 +29,7 @@ actor UnitSupervisor: AppSupervisor {
         /// launch did not start it and leaves it running.
         let started: Bool
         /// The elements its processes reported on curtaind's notify socket, for the reveal.
-        var elements: [String: Hero.Frame] = [:]
+        var elements: ReportedElements = [:]
     }
 
     /// Where the destination files go: RUNTIME/units (RUNTIME is curtaind's runtime directory).
