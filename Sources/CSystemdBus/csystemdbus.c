@@ -59,6 +59,20 @@ int curtain_bus_unit_job(curtain_bus *b, const char *method, const char *unit, c
     return r < 0 ? r : 0;
 }
 
+int curtain_bus_unit_by_pid(curtain_bus *b, uint32_t pid, char *path, size_t path_size,
+                            char *error, size_t error_size) {
+    sd_bus_error e = SD_BUS_ERROR_NULL;
+    sd_bus_message *reply = NULL;
+    const char *found = NULL;
+    int r = sd_bus_call_method(b->bus, SYSTEMD_DEST, SYSTEMD_PATH, MANAGER_IFACE, "GetUnitByPID", &e, &reply, "u", pid);
+    if (r >= 0) r = sd_bus_message_read(reply, "o", &found);
+    if (r >= 0) copy(path, path_size, found);
+    else set_error(error, error_size, &e, r, "GetUnitByPID");
+    sd_bus_error_free(&e);
+    sd_bus_message_unref(reply);
+    return r < 0 ? r : 0;
+}
+
 char *curtain_bus_unit_path(const char *unit) {
     char *path = NULL;
     if (sd_bus_path_encode(UNIT_PREFIX, unit, &path) < 0) return NULL;

@@ -92,9 +92,10 @@ public enum Daemon {
             return 1
         }
         // Apps that are units: started through systemd; connected on the first such launch.
-        let units = UnitSupervisor(runtimeDirectory: lock.directory, apiSocket: apiSocket, logger: logger) { [supervisor] in
+        let units = UnitSupervisor(runtimeDirectory: lock.directory, apiSocket: apiSocket, notifySocket: notifyPath, logger: logger) { [supervisor] in
             await supervisor.deliver($0, $1, $2, $3)
         }
+        await supervisor.offerUnattributed { [units] in await units.claim($0) }
         let origin = Mutex<Int64?>(nil)
         let driver = LaunchDriver(settings: configuration.daemon.launchSettings,
                                   fps: configuration.daemon.frameRate ?? configuration.display.refreshRate,

@@ -1,5 +1,7 @@
-/// One sd_notify(3) datagram, parsed: newline-separated KEY=VALUE assignments. What Curtain
-/// understands is kept; other keys are listed (and ignored) so a log can say what came.
+/// One sd_notify(3) datagram, parsed as systemd's manager parses it: newline-separated
+/// KEY=VALUE assignments, the keys sd_notify(3) defines checked and typed, every other one
+/// kept as it came in `fields` for the receiver to interpret (an application's own keys, such
+/// as Curtain's `X_CURTAIN_*`, are its business, not this parser's).
 public struct NotifyMessage: Sendable, Hashable {
     public var ready = false
     public var stopping = false
@@ -9,11 +11,9 @@ public struct NotifyMessage: Sendable, Hashable {
     /// EXTEND_TIMEOUT_USEC: the sender needs this much longer from now.
     public var extendTimeoutMicroseconds: UInt64?
     public var barrier = false
-    /// X_CURTAIN_STAGE: skeleton, content or interactive (checked by the caller).
-    public var stage: String?
-    /// X_CURTAIN_ELEMENTS: JSON text, element id → frame (checked by the caller).
-    public var elements: String?
-    public var ignored: [String] = []
+    /// Every other assignment (MAINPID, WATCHDOG, an application's own keys, …), unchecked;
+    /// a key sent twice has its last value.
+    public var fields: [String: String] = [:]
 
     /// Datagrams longer than this are dropped (systemd's own limit is similar).
     public static let maximumSize = 4096
@@ -56,17 +56,16 @@ public struct NotifyMessage: Sendable, Hashable {
             case "EXTEND_TIMEOUT_USEC":
                 guard let usec = UInt64(value) else { throw .badValue(key: key, value: value) }
                 extendTimeoutMicroseconds = usec
-            case "X_CURTAIN_STAGE": stage = value
-            case "X_CURTAIN_ELEMENTS": elements = value
-            default: ignored.append(key)
+            default: fields[key] = value
             }
         }
     }
 
-    /// Whether it tells the service manager more than a STATUS: a newer STATUS replaces an
-    /// older one, but a READY, STOPPING, ERRNO, … lost is a state never reached.
+    /// Whether it tells the receiver more than a STATUS: a newer STATUS replaces an older one,
+    /// but a READY, STOPPING, ERRNO, … lost is a state never reached. A key this parser does
+    /// not know may be a state to its receiver (Curtain's stages are): it counts as one.
     public var changesState: Bool {
-        ready || stopping || reloading || barrier || errno != nil || extendTimeoutMicroseconds != nil || stage != nil || elements != nil
+        ready || stopping || reloading || barrier || errno != nil || extendTimeoutMicroseconds != nil || !fields.isEmpty
     }
 
     /// `changesState` of a received datagram; one that does not parse changes nothing.

@@ -299,19 +299,6 @@ import VarlinkNIO
         #expect(await daemon.stop() == 0)
     }
 
-    /// Whose message is it: the sender's own pid when it is an app's main process (even if it
-    /// has exited and its session reads as 0), else its session's leader, else nobody's.
-    @Test func attributionByPidThenSession() {
-        let apps: Set<pid_t> = [100, 200]
-        let isApp = { (pid: pid_t) in apps.contains(pid) }
-        #expect(ProcessSupervisor.owner(pid: 100, session: 0, isApp: isApp) == 100)     // gone already
-        #expect(ProcessSupervisor.owner(pid: 100, session: 100, isApp: isApp) == 100)
-        #expect(ProcessSupervisor.owner(pid: 150, session: 200, isApp: isApp) == 200)   // a child in app 200's session
-        #expect(ProcessSupervisor.owner(pid: 150, session: 0, isApp: isApp) == nil)
-        #expect(ProcessSupervisor.owner(pid: 150, session: 150, isApp: isApp) == nil)   // outside every app
-        #expect(ProcessSupervisor.owner(pid: 0, session: 0, isApp: isApp) == nil)
-    }
-
     /// Waits (bounded) for `pid` to exit, through a pidfd: no polling.
     static func exits(_ pid: pid_t, within seconds: Double) async -> Bool {
         await offload {

@@ -36,6 +36,16 @@ struct AppUnitTests {
         unit = "curtain-test-still.service"
         warm = "reveal-now"
 
+        [[apps]]
+        name = "staged"
+        unit = "curtain-test-staged.service"
+        readiness = "content"
+
+        [[apps]]
+        name = "staged-late"
+        unit = "curtain-test-staged-late.service"
+        readiness = "ready"
+
         """
     /// A Type=notify app that only tells systemd READY=1 (curtain-demo-app, no io.curtain.App).
     static let shopUnit = """
@@ -51,6 +61,19 @@ struct AppUnitTests {
     static let crashUnit = "[Service]\nType=notify\nExecStart=/bin/sh -c 'exit 3'\n"
     /// Never ready; systemd would wait a minute, Curtain max_hold.
     static let hangUnit = "[Service]\nType=notify\nTimeoutStartSec=60\nExecStart=/bin/sleep infinity\n"
+    /// Reports `content` to curtaind's notify socket (given in its destination file), never
+    /// READY=1: systemd keeps it activating. `systemd-notify --pid=$$` sends as the shell,
+    /// which then becomes the waiting process: the sender is alive when curtaind asks systemd
+    /// which unit it is in. (systemd turns `$$` into `$`, so the shell expands the variables.)
+    static let stagedUnit = """
+        [Service]
+        Type=notify
+        NotifyAccess=all
+        TimeoutStartSec=60
+        EnvironmentFile=-/run/curtain/units/%n.env
+        ExecStart=/bin/sh -c 'NOTIFY_SOCKET=$$CURTAIN_NOTIFY_SOCKET systemd-notify --pid=$$$$ X_CURTAIN_STAGE=content STATUS=content-shown && exec sleep infinity'
+
+        """
     /// Not configured: the polkit rule must refuse it.
     static let otherUnit = "[Service]\nType=oneshot\nExecStart=/bin/true\n"
 
@@ -60,6 +83,8 @@ struct AppUnitTests {
          "/etc/systemd/system/curtain-test-still.service": stillUnit,
          "/etc/systemd/system/curtain-test-crash.service": crashUnit,
          "/etc/systemd/system/curtain-test-hang.service": hangUnit,
+         "/etc/systemd/system/curtain-test-staged.service": stagedUnit,
+         "/etc/systemd/system/curtain-test-staged-late.service": stagedUnit,
          "/etc/systemd/system/curtain-test-other.service": otherUnit]
     }
 
@@ -110,6 +135,21 @@ struct AppUnitTests {
         // The launch released its app: curtaind asked systemd to stop the unit.
         #expect(await journal.waitFor("Stopped curtain-test-hang.service", within: 15), "\(journal.output)")
         #expect(try await unit("curtain-test-hang.service")["ActiveState"] == "inactive")
+    }
+
+    @Test("a unit's X_CURTAIN_STAGE on curtaind's notify socket, attributed by pid through systemd, reveals an app whose readiness it meets")
+    func stageFromUnit() async throws {
+        let (launch, _) = try await launch("staged")
+        #expect(launch.status == 0, "not revealed: \(launch)")
+        // Revealed on the stage alone: systemd never heard READY=1.
+        #expect(try await unit("curtain-test-staged.service")["ActiveState"] == "activating")
+        _ = try await systemd.systemctl("stop", "curtain-test-staged.service")
+    }
+
+    @Test("the same stage does not reveal an app that waits for ready: it fails at max_hold")
+    func stageBelowReadiness() async throws {
+        let (launch, _) = try await launch("staged-late")
+        #expect(launch.status != 0, "revealed by a stage below its readiness: \(launch)")
     }
 
     @Test("warm start: reveal-now reveals the running unit as it is; restart (the default) restarts it")

@@ -209,7 +209,7 @@ final class CollectedLog: Sendable {
         for await datagram in receiver.datagrams { taken.append(datagram) }
         #expect(taken.count == NotifyReceiver.backlogPerSender)
         let last = try NotifyMessage(parsing: try #require(taken.last).bytes)
-        #expect(last.ready && last.stage == "content")
+        #expect(last.ready && last.fields["X_CURTAIN_STAGE"] == "content")
         #expect(try NotifyMessage(parsing: taken[taken.count - 2].bytes).status == "step 9999")
         #expect(taken.last?.sequence == 10_001)
     }

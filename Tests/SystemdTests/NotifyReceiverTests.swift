@@ -83,7 +83,7 @@ import Testing
         #expect(received.count == 20)
         #expect(try NotifyMessage(parsing: received[7].bytes).status == "step 7")
         let last = try NotifyMessage(parsing: received[19].bytes)
-        #expect(last.ready && last.stage == "content")
+        #expect(last.ready && last.fields["X_CURTAIN_STAGE"] == "content")
         #expect(Set(received.map(\.pid)) == [sender.pid])   // the kernel's word, not the sender's
     }
 
@@ -105,10 +105,19 @@ import Testing
 }
 
 @Suite struct NotifyMessageTests {
-    @Test func everyKeyCurtainUnderstands() throws {
+    @Test func systemdsKeysTypedOthersKeptRaw() throws {
         let m = try NotifyMessage(parsing: Array("READY=1\nSTATUS=a=b\nERRNO=2\nEXTEND_TIMEOUT_USEC=5000000\nX_CURTAIN_STAGE=skeleton\nX_CURTAIN_ELEMENTS={\"logo\":{}}\nMAINPID=7\nSTOPPING=1".utf8))
         #expect(m.ready && m.stopping && m.status == "a=b" && m.errno == 2 && m.extendTimeoutMicroseconds == 5_000_000)
-        #expect(m.stage == "skeleton" && m.elements == #"{"logo":{}}"# && m.ignored == ["MAINPID"])
+        #expect(m.fields == ["X_CURTAIN_STAGE": "skeleton", "X_CURTAIN_ELEMENTS": #"{"logo":{}}"#, "MAINPID": "7"])
+    }
+
+    /// Only a message of nothing but STATUS may be dropped under a flood: any other key,
+    /// known to systemd or not, may be a state its receiver must not miss.
+    @Test func changesState() throws {
+        func changes(_ text: String) throws -> Bool { try NotifyMessage(parsing: Array(text.utf8)).changesState }
+        #expect(try !changes("STATUS=a\nSTATUS=b"))
+        #expect(try changes("READY=1") && changes("ERRNO=3") && changes("EXTEND_TIMEOUT_USEC=1"))
+        #expect(try changes("STATUS=a\nX_CURTAIN_STAGE=content") && changes("X_ANY=1"))
     }
 
     @Test func malformedMessagesAreRejectedPrecisely() {

@@ -35,6 +35,12 @@ int curtain_bus_unit_job(curtain_bus *bus, const char *method, const char *unit,
 int curtain_bus_unit_state(curtain_bus *bus, const char *unit, struct curtain_unit_state *out,
                            char *error, size_t error_size);
 
+/// Manager.GetUnitByPID: the object path of the unit whose cgroup holds `pid` (systemd reads
+/// it; curtaind's sandbox hides other users' /proc/PID/cgroup). 0, or a negative errno with
+/// systemd's message in `error` (NoUnitForPID for a process gone or in no unit).
+int curtain_bus_unit_by_pid(curtain_bus *bus, uint32_t pid, char *path, size_t path_size,
+                            char *error, size_t error_size);
+
 /// The unit's object path (sd_bus_path_encode), which PropertiesChanged signals name.
 /// The caller frees it. NULL on failure.
 char *curtain_bus_unit_path(const char *unit);

@@ -61,6 +61,7 @@ struct AppEventPublisher: Sendable {
     func status(_ id: LaunchID, _ status: String) { continuation.yield(.status(id, status)) }
     func extend(_ id: LaunchID, _ seconds: Double) { continuation.yield(.extend(id, seconds: seconds)) }
     func failed(_ id: LaunchID, _ reason: String) { continuation.yield(.failed(id, reason: reason)) }
+    func publish(_ event: AppEvent) { continuation.yield(event) }
     func finish() { continuation.finish() }
 }
 

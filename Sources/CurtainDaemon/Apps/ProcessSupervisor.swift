@@ -19,7 +19,10 @@ import Varlink
 ///
 /// A notify message counts only when its sender (the kernel's SCM_CREDENTIALS pid) is in an
 /// app's session: the app itself, or a helper it ran such as `systemd-notify`. Anything else
-/// is rejected and logged.
+/// is offered to the unit backend, then rejected and logged. As systemd's manager dispatches a
+/// message, attributes it and lets the unit interpret it, this actor does the IO and leaves
+/// the decisions to pure types: whose message (`NotifyAttribution`), what it says for the
+/// launch (`AppNotification`), whether an app may start again (`CrashLoopGuard`).
 actor ProcessSupervisor: AppSupervisor {
     struct Instance {
         /// The launch it serves now (a retarget hands it to a later launch).
@@ -42,13 +45,8 @@ actor ProcessSupervisor: AppSupervisor {
         var elements: [String: Hero.Element] = [:]
     }
 
-    /// An app that fails this often within the window is not started again until it passes.
-    static let crashLimit = 5
-    static let crashWindow: Duration = .seconds(60)
     /// TERM to the process group, then KILL after this long.
     static let stopGrace: Duration = .seconds(2)
-    /// Messages from a session not (yet) known wait this long for their app to register.
-    static let attributionWindow: Duration = .seconds(2)
     /// Releases that came before their app was registered (a launch cancelled while its app
     /// is being spawned), remembered so the app is stopped the moment it registers; at most
     /// this many (the oldest are forgotten: their starts are long over).
@@ -60,8 +58,13 @@ actor ProcessSupervisor: AppSupervisor {
     private var starting: Set<LaunchID> = []
     private var releasedEarly: Set<LaunchID> = []
     private var stopping = false
-    private var failures: [String: [ContinuousClock.Instant]] = [:]
-    private var unattributed: [(arrived: ContinuousClock.Instant, datagram: NotifyReceiver.Datagram)] = []
+    /// Apps that keep failing are not started again for a while.
+    private var crashGuard = CrashLoopGuard()
+    /// Which app a notify message is from; those from a session not known yet are held here.
+    private var attribution = NotifyAttribution<NotifyReceiver.Datagram>()
+    /// The pure types take time as a duration since this instant.
+    private let epoch = ContinuousClock.now
+    private func elapsed() -> Duration { ContinuousClock.now - epoch }
     /// The last notify message handled, and who waits for a later one (see `catchUp`).
     private var handledThrough: UInt64 = 0
     private var catchingUp: [(through: UInt64, waiter: CheckedContinuation<Void, Never>)] = []
@@ -84,6 +87,8 @@ actor ProcessSupervisor: AppSupervisor {
     private var hiding: [LaunchID: (app: String, token: Int, elements: [String])] = [:]
     private var nextAttachment = 0
     private let receiver: NotifyReceiver
+    /// Offered the messages no spawned app sent (the unit backend's `claim`): whether it took one.
+    private var unitClaim: (@Sendable (NotifyReceiver.Datagram) async -> Bool)?
     private let logger: Logger
     /// The API socket, given to apps as CURTAIN_SOCKET (for io.curtain.App).
     private let apiSocket: String?
@@ -103,6 +108,11 @@ actor ProcessSupervisor: AppSupervisor {
     }
 
     var notifySocket: String { receiver.path }
+
+    /// Messages no spawned app sent go to `claim` first (units' processes send stages here).
+    func offerUnattributed(to claim: @escaping @Sendable (NotifyReceiver.Datagram) async -> Bool) {
+        unitClaim = claim
+    }
 
     /// Takes notify messages until the receiver stops.
     func run() async {
@@ -187,13 +197,8 @@ actor ProcessSupervisor: AppSupervisor {
         guard let app = snapshot.app(named: destination.app) else {
             return publisher.failed(id, "no app '\(destination.app)' in the configuration")
         }
-        let now = ContinuousClock.now
-        let recent = (failures[app.name] ?? []).filter { now - $0 < Self.crashWindow }
-        failures[app.name] = recent
-        if recent.count >= Self.crashLimit {
-            let wait = Self.crashWindow - (now - recent[0])
-            return publisher.failed(id, "app '\(app.name)' failed \(recent.count) times within \(Self.crashWindow.components.seconds) s; "
-                                       + "not started again for \(wait.components.seconds + 1) s")
+        if let refusal = crashGuard.check(app.name, at: elapsed()) {
+            return publisher.failed(id, refusal.description)
         }
         let kind = Self.kind(of: route)
         if app.singleInstance {
@@ -388,6 +393,7 @@ actor ProcessSupervisor: AppSupervisor {
     private func register(_ instance: Instance) async {
         starting.remove(instance.launch)
         instances[instance.pid] = instance
+        let waiting = attribution.register(instance.pid)
         byLaunch[instance.launch] = instance.pid
         if let entry = ProcessTree.entry(instance.pid) {
             runtime?.setProcesses(launch: instance.launch.value, app: instance.app, [entry])
@@ -401,15 +407,13 @@ actor ProcessSupervisor: AppSupervisor {
         logger.info("app started", metadata: ["curtain_app": "\(instance.app)", "curtain_launch_id": "\(instance.launch)",
                                              "curtain_app_pid": "\(instance.pid)"])
         // Messages that raced ahead of the registration, in the order they came.
-        let waiting = unattributed.filter { Self.belongs($0.datagram, to: instance.pid) }
-        unattributed.removeAll { Self.belongs($0.datagram, to: instance.pid) }
-        for entry in waiting { await handle(entry.datagram) }
+        for datagram in waiting { await handle(datagram) }
     }
 
     private func failedToStart(_ id: LaunchID, app: String, error: String) async {
         starting.remove(id)
         releasedEarly.remove(id)
-        failures[app, default: []].append(.now)
+        crashGuard.failed(app, at: elapsed())
         publisher.failed(id, "app '\(app)' could not be started: \(error)")
     }
 
@@ -418,6 +422,7 @@ actor ProcessSupervisor: AppSupervisor {
         guard let (pid, instance) = instances.first(where: { $0.value.spawnLaunch == spawnedFor }) else { return }
         let id = instance.launch
         instances[pid] = nil
+        attribution.unregister(pid)
         byLaunch[id] = nil
         let how = switch status {
         case .exited(let code): "status \(code)"
@@ -435,7 +440,7 @@ actor ProcessSupervisor: AppSupervisor {
         runtime?.setProcesses(launch: id.value, app: instance.app, [])
         reapOrphans()
         guard !instance.released else { return }
-        if !instance.ready || !status.isSuccess { failures[instance.app, default: []].append(.now) }
+        if !instance.ready || !status.isSuccess { crashGuard.failed(instance.app, at: elapsed()) }
         // Ready, then gone (a one-shot app, or systemd-notify run as the app): its launch
         // goes on; the exit is logged above.
         guard !instance.ready else { return }
@@ -446,29 +451,13 @@ actor ProcessSupervisor: AppSupervisor {
 
     // MARK: - Notify messages
 
-    /// Unattributed messages whose window has passed are rejected for good.
+    /// Held messages whose window has passed are rejected for good.
     private func expireUnattributed() {
         let now = ContinuousClock.now
-        let expired = unattributed.filter { now - $0.arrived >= Self.attributionWindow }
-        unattributed.removeAll { now - $0.arrived >= Self.attributionWindow }
-        for entry in expired {
-            senderLog.warning(logger, "notify message from a process outside every app rejected", pid: entry.datagram.pid,
-                              metadata: ["curtain_sender_session": "\(entry.datagram.session)"], at: now)
+        for entry in attribution.expire(at: elapsed()) {
+            senderLog.warning(logger, "notify message from a process outside every app rejected", pid: entry.pid,
+                              metadata: ["curtain_sender_session": "\(entry.session)"], at: now)
         }
-    }
-
-    private static func belongs(_ datagram: NotifyReceiver.Datagram, to pid: pid_t) -> Bool {
-        owner(pid: datagram.pid, session: datagram.session) { $0 == pid } != nil
-    }
-
-    /// Which app a message belongs to, by the main pids of the running apps: its sender when
-    /// that is an app's main process (or systemd-notify speaking for it with its parent's
-    /// pid) — no lookup needed, and it may have exited before its message was read, when its
-    /// session can no longer be asked — otherwise the app whose session it runs in.
-    static func owner(pid: pid_t, session: pid_t, isApp: (pid_t) -> Bool) -> pid_t? {
-        if pid > 0, isApp(pid) { return pid }
-        if session > 0, isApp(session) { return session }
-        return nil
     }
 
     private func handle(_ datagram: NotifyReceiver.Datagram) async {
@@ -476,16 +465,19 @@ actor ProcessSupervisor: AppSupervisor {
         if datagram.truncated {
             return senderLog.warning(logger, "notify message dropped: longer than \(NotifyMessage.maximumSize) bytes", pid: datagram.pid, at: now)
         }
-        guard let owner = Self.owner(pid: datagram.pid, session: datagram.session, isApp: { instances[$0] != nil }),
-              let instance = instances[owner] else {
-            if datagram.pid > 0, unattributed.count < 64 {
-                // Perhaps its app is being registered right now; if not, it is rejected then.
-                unattributed.append((now, datagram))
+        guard let owner = attribution.owner(pid: datagram.pid, session: datagram.session), let instance = instances[owner] else {
+            // A unit's process (the unit backend asks systemd), or an app being registered
+            // right now (held for a while), or a stranger.
+            if let unitClaim, await unitClaim(datagram) { return }
+            switch attribution.attribute(datagram, pid: datagram.pid, session: datagram.session, at: elapsed()) {
+            case .app:
+                await handle(datagram)   // its app registered while the unit backend was asked
+            case .held:
                 Task {
-                    try? await Task.sleep(for: Self.attributionWindow + .milliseconds(10))   // the window itself
+                    try? await Task.sleep(for: NotifyAttribution<NotifyReceiver.Datagram>.window + .milliseconds(10))   // the window itself
                     self.expireUnattributed()
                 }
-            } else {
+            case .rejected:
                 senderLog.warning(logger, "notify message from a process outside every app rejected", pid: datagram.pid, at: now)
             }
             return
@@ -494,30 +486,19 @@ actor ProcessSupervisor: AppSupervisor {
         do { message = try NotifyMessage(parsing: datagram.bytes) } catch {
             return senderLog.warning(logger, "notify message dropped: \(error)", pid: datagram.pid, metadata: ["curtain_app": "\(instance.app)"], at: now)
         }
+        let note = AppNotification(message)
+        for refused in note.refused {
+            senderLog.warning(logger, "\(refused)", pid: datagram.pid, metadata: ["curtain_app": "\(instance.app)"], at: now)
+        }
+        if let status = note.status { instances[owner]?.lastStatus = status }
+        if let elements = note.elements { instances[owner]?.elements = elements }
+        if let number = note.errno { instances[owner]?.lastErrno = number }
         let id = instance.launch
-        if let status = message.status {
-            instances[owner]?.lastStatus = status
-            publisher.status(id, status)
-        }
-        if let elements = message.elements {
-            if let parsed = try? JSONParser.parse(Array(elements.utf8)), case .object = parsed,
-               let frames = try? Wire.elements(parsed) {
-                instances[owner]?.elements = frames
-            } else {
-                senderLog.warning(logger, "X_CURTAIN_ELEMENTS dropped: not an object of frames", pid: datagram.pid, metadata: ["curtain_app": "\(instance.app)"], at: now)
+        for event in note.events(for: id, elements: instances[owner]?.elements ?? [:]) {
+            guard case .ready(_, let stage, _, _) = event else {
+                publisher.publish(event)
+                continue
             }
-        }
-        if let number = message.errno { instances[owner]?.lastErrno = number }
-        if let usec = message.extendTimeoutMicroseconds { publisher.extend(id, Double(usec) / 1_000_000) }
-        var stage: ReadinessStage?
-        if let name = message.stage {
-            if let parsed = ReadinessStage(rawValue: name), parsed != .ready { stage = parsed } else {
-                senderLog.warning(logger, "X_CURTAIN_STAGE='\(name)' ignored: not skeleton, content or interactive", pid: datagram.pid,
-                                  metadata: ["curtain_app": "\(instance.app)"], at: now)
-            }
-        }
-        if message.ready { stage = .ready }
-        if let stage {
             if stage == .ready { instances[owner]?.ready = true }
             // Told a later destination over io.curtain.App: these stages are about the first.
             if instance.redirected { return }
@@ -527,12 +508,12 @@ actor ProcessSupervisor: AppSupervisor {
                 // did not attach): a warm start, as the app's `warm` says.
                 instances[owner]?.pending = nil
                 if pending.snapshot.app(named: instance.app)?.warm == .revealNow {
-                    return publisher.ready(id, .ready, message.status, [:])
+                    return publisher.ready(id, .ready, note.status, [:])
                 }
                 teardown(owner)
                 return await start(id, pending.destination, route: pending.route, snapshot: pending.snapshot)
             }
-            publisher.ready(id, stage, message.status, instances[owner]?.elements ?? [:])
+            publisher.publish(event)
         }
     }
 }

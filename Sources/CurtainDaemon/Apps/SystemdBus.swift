@@ -95,6 +95,18 @@ final class SystemdBus: Sendable {
         }
     }
 
+    /// The object path of the unit `pid` runs in (GetUnitByPID); throws for a process that is
+    /// gone or in no unit.
+    func unitPath(ofPID pid: pid_t) async throws -> String {
+        try await onQueue { bus in
+            var error = [CChar](repeating: 0, count: 512)
+            var path = [CChar](repeating: 0, count: 1024)
+            let r = curtain_bus_unit_by_pid(bus, UInt32(bitPattern: pid), &path, path.count, &error, error.count)
+            if r < 0 { throw Failure(description: String(cString: error)) }
+            return String(cString: path)
+        }
+    }
+
     /// The object path systemd names `unit` by in its signals.
     static func path(of unit: String) -> String? {
         guard let path = curtain_bus_unit_path(unit) else { return nil }

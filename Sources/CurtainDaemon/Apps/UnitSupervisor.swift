@@ -2,6 +2,7 @@ import CurtainConfig
 import CurtainCore
 import Foundation
 import Logging
+import Systemd
 import Varlink
 
 /// The unit backend: apps that are systemd units (`[[apps]] unit = …`), started, stopped and
@@ -14,8 +15,11 @@ import Varlink
 /// (`shop@{screen}.service` → `shop@home.service`, `%i` in the unit), and the whole
 /// destination is written, before each start, to `RUNTIME/units/UNIT.env`, which the unit
 /// reads with `EnvironmentFile=-/run/curtain/units/%n.env` (systemd parses it at each start).
-/// Readiness is the unit's own state (`UnitWatch`); a running unit's warm start goes to its
-/// io.curtain.App.Attach stream as for spawned apps, or restarts it, per the app's `warm`.
+/// Readiness is the unit's own state (`UnitWatch`); finer stages come from the unit's
+/// processes on curtaind's notify socket (`CURTAIN_NOTIFY_SOCKET` in the destination file),
+/// attributed to the unit by the sender's pid through systemd (`claim`). A running unit's
+/// warm start goes to its io.curtain.App.Attach stream as for spawned apps, or restarts it,
+/// per the app's `warm`.
 actor UnitSupervisor: AppSupervisor {
     struct Watched {
         var launch: LaunchID
@@ -24,6 +28,8 @@ actor UnitSupervisor: AppSupervisor {
         /// Started (or restarted) for this launch: a release stops it. A warm reveal-now
         /// launch did not start it and leaves it running.
         let started: Bool
+        /// The elements its processes reported on curtaind's notify socket, for the reveal.
+        var elements: ReportedElements = [:]
     }
 
     /// Where the destination files go: RUNTIME/units (RUNTIME is curtaind's runtime directory).
@@ -31,6 +37,8 @@ actor UnitSupervisor: AppSupervisor {
 
     private let runtimeDirectory: String
     private let apiSocket: String?
+    /// curtaind's notify socket, given to units as CURTAIN_NOTIFY_SOCKET for their stages.
+    private let notifySocket: String?
     private let deliver: @Sendable (LaunchID, String, Route, Destination) async -> Bool
     private let logger: Logger
     private let publisher = AppEventPublisher()
@@ -40,13 +48,18 @@ actor UnitSupervisor: AppSupervisor {
     private var units: [LaunchID: String] = [:]
     private var paths: [String: String] = [:]           // object path → unit name
     private var stopped = false
+    /// Which units the senders of notify messages run in (asked once per launch).
+    private var senders = UnitSenders()
+    /// Lines about refused or malformed messages, at most about one per sender per second.
+    private var senderLog = ThrottledSenderLog()
 
     /// `deliver` hands a route to an app attached through io.curtain.App (a warm start);
     /// whether one took it.
-    init(runtimeDirectory: String, apiSocket: String?, logger: Logger,
+    init(runtimeDirectory: String, apiSocket: String?, notifySocket: String? = nil, logger: Logger,
          deliver: @escaping @Sendable (LaunchID, String, Route, Destination) async -> Bool) {
         self.runtimeDirectory = runtimeDirectory
         self.apiSocket = apiSocket
+        self.notifySocket = notifySocket
         self.logger = logger
         self.deliver = deliver
     }
@@ -105,13 +118,52 @@ actor UnitSupervisor: AppSupervisor {
         switch outcome {
         case .ready?:
             logger.info("unit \(unit) is active: app ready", metadata: ["curtain_app": "\(entry.app)", "curtain_launch_id": "\(entry.launch)", "curtain_unit": "\(unit)"])
-            publisher.ready(entry.launch, .ready, nil, [:])
+            publisher.ready(entry.launch, .ready, nil, entry.elements)
         case .failed(let reason)?:
             logger.log(.appExited, "\(reason)", ["curtain_app": "\(entry.app)", "curtain_launch_id": "\(entry.launch)", "curtain_unit": "\(unit)"])
             publisher.failed(entry.launch, reason)
         case nil:
             break
         }
+    }
+
+    // MARK: - Notify messages from units
+
+    /// A notify message on curtaind's socket that no spawned app sent: this backend's if its
+    /// sender runs in a unit whose launch is still waiting for readiness (systemd says which,
+    /// GetUnitByPID: curtaind's sandbox cannot read other users' /proc/PID/cgroup). Its stage,
+    /// status, elements and extension then count for that launch, as a spawned app's do.
+    /// Whether it was taken; a message not taken is the caller's to reject.
+    func claim(_ datagram: NotifyReceiver.Datagram) async -> Bool {
+        guard !stopped, let bus, datagram.pid > 0, watched.values.contains(where: { $0.watch.outcome == nil }) else {
+            senders.reset()
+            return false
+        }
+        let unit: String
+        switch senders.lookup(datagram.pid) {
+        case .unit(let known): unit = known
+        case .stranger, .full: return false
+        case .ask:
+            let path = try? await bus.unitPath(ofPID: datagram.pid)
+            let found = path.flatMap { paths[$0] }.flatMap { watched[$0]?.watch.outcome == nil ? $0 : nil }
+            senders.record(datagram.pid, unit: found)
+            guard let found else { return false }
+            unit = found
+        }
+        guard var entry = watched[unit], entry.watch.outcome == nil else { return false }
+        let now = ContinuousClock.now
+        let fields: Logger.Metadata = ["curtain_app": "\(entry.app)", "curtain_unit": "\(unit)"]
+        let message: NotifyMessage
+        do { message = try NotifyMessage(parsing: datagram.bytes) } catch {
+            senderLog.warning(logger, "notify message dropped: \(error)", pid: datagram.pid, metadata: fields, at: now)
+            return true
+        }
+        let note = AppNotification(message)
+        for refused in note.refused { senderLog.warning(logger, "\(refused)", pid: datagram.pid, metadata: fields, at: now) }
+        if let elements = note.elements { entry.elements = elements }
+        watched[unit] = entry
+        note.events(for: entry.launch, elements: entry.elements).forEach(publisher.publish)
+        return true
     }
 
     // MARK: - AppSupervisor
@@ -154,6 +206,7 @@ actor UnitSupervisor: AppSupervisor {
             publisher.failed(previous.launch, "unit \(unit) was started again for launch \(id)")
         }
         watched[unit] = Watched(launch: id, app: app, watch: UnitWatch(unit: unit), started: true)
+        senders.forget(unit: unit)
         units[id] = unit
         if let path = SystemdBus.path(of: unit) { paths[path] = unit }
         logger.info("\(method) \(unit)", metadata: ["curtain_app": "\(app)", "curtain_launch_id": "\(id)", "curtain_unit": "\(unit)"])
@@ -167,6 +220,7 @@ actor UnitSupervisor: AppSupervisor {
         guard let unit = units.removeValue(forKey: id) else { return }
         guard let entry = watched[unit], entry.launch == id else { return }
         watched[unit] = nil
+        senders.forget(unit: unit)
         guard entry.started, let bus else { return }
         logger.info("app of launch \(id) released: StopUnit \(unit)", metadata: ["curtain_launch_id": "\(id)", "curtain_unit": "\(unit)"])
         do { try await bus.job("StopUnit", unit) } catch {
@@ -212,6 +266,8 @@ actor UnitSupervisor: AppSupervisor {
         var variables = [("CURTAIN_LAUNCH_ID", "\(id)"), ("CURTAIN_APP", app), ("CURTAIN_ROUTE_KIND", ProcessSupervisor.kind(of: route)),
                          ("CURTAIN_SCREEN", destination.screen), ("CURTAIN_PARAMS", JSONWriter.string(parameters, sortedKeys: true))]
         if let apiSocket { variables.append(("CURTAIN_SOCKET", apiSocket)) }
+        // Not NOTIFY_SOCKET: that stays systemd's, so READY=1 makes a Type=notify unit active.
+        if let notifySocket { variables.append(("CURTAIN_NOTIFY_SOCKET", notifySocket)) }
         let path = Self.environmentFile(runtime: runtimeDirectory, unit: unit)
         let temporary = path + ".new"
         try Data(UnitEnvironment.file(variables).utf8).write(to: URL(fileURLWithPath: temporary))
