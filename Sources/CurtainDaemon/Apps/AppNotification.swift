@@ -4,7 +4,7 @@ import Systemd
 
 /// The elements an app reports for the reveal (X_CURTAIN_ELEMENTS, io.curtain.App's `elements`),
 /// as `Wire.elements` reads them: one name for the type, so a change of it is made here once.
-typealias ReportedElements = [String: Hero.Frame]
+typealias ReportedElements = [String: Hero.Element]
 
 /// What one sd_notify message says about an app, for Curtain: systemd's generic fields
 /// (STATUS, ERRNO, EXTEND_TIMEOUT_USEC, READY) and Curtain's own (`X_CURTAIN_STAGE`,
