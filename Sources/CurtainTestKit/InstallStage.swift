@@ -11,7 +11,7 @@ import Foundation
 /// built products and builds nothing; man pages are not generated (a no-op generate-manual).
 public enum InstallStage {
     /// The executables `make install` copies (BINARIES and the curtainctl helpers).
-    public static let products = ["curtaind", "curtainctl", "curtain-demo-app", "curtainctl-config", "curtainctl-render"]
+    public static let products = ["curtaind", "curtainctl", "curtain-demo-app", "curtain-web", "curtainctl-config", "curtainctl-render", "curtain-overlay"]
 
     public enum Failure: Error, CustomStringConvertible {
         case missingProduct(String)

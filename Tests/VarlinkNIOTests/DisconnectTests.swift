@@ -43,7 +43,11 @@ import Varlink
 
     @Test(.timeLimit(.minutes(1))) func theErrorFollowsTheQueuedRepliesWhenThePeerReadsAgain() async throws {
         let (service, cut) = try Self.service()
-        try await withServer(service: service) { path, server in
+        // The peer reads again well within the linger (5 s by default): a starved test thread on
+        // a loaded machine must not turn this into the next test's case (closed without the error).
+        var configuration = VarlinkServer.Configuration()
+        configuration.disconnectLinger = .seconds(40)
+        try await withServer(configuration, service: service) { path, server in
             let raw = try RawSocket(path: path)
             raw.send(#"{"method":"org.example.stall.Stall","more":true}"# + "\0")
             var written = -1
