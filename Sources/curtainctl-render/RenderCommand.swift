@@ -41,8 +41,8 @@ struct RenderCommand: ParsableCommand {
         abstract: "Render a transition over its scene into PNG images.",
         discussion: """
         TRANSITION is a preset (\(Presets.all.keys.sorted().joined(separator: ", "))) or a timeline \
-        file. The scene defaults to the preset's shipped scene (slide and flip: slide, panel-blur, \
-        hero; the others: yula, seed 000); see docs/scene.md. Images \
+        file. The scene defaults to the preset's shipped scene (slide and flip: slide, logo-move, \
+        panel-blur, hero; the others: yula, seed 000); see docs/scene.md. Images \
         are transparent where the overlay does not paint (where the app shows), unless \
         --destination gives a stand-in app: a colour or a PNG screenshot (scaled to fill).
 

@@ -77,6 +77,30 @@ extension RenderSuites {   // run one test at a time: RenderSuites.swift (left u
         #expect(try render(r, t, at: 1, destination: nil).pixels.allSatisfy { $0 == 0 })
     }
 
+    /// Seed 002 over its own scene: mid-flight the splash is at the timeline's opacity over the
+    /// app while the logo, a layer above it, stays opaque on its way to the reported frame; at
+    /// the end the splash and the logo are gone and the whole app shows.
+    @Test func logoMoveFadesTheSplashAndFliesTheLogo() throws {
+        let r = try renderer("logo-move")
+        let t = try timeline("logo-move", ["element.logo.x": 60, "element.logo.y": 80, "element.logo.width": 40, "element.logo.height": 40])
+        let time = 0.525   // half way through the 0.35 s flight after its 0.35 s delay
+        let values = t.keyedValues(t.evaluate(at: time))
+        guard case .scalar(let opacity)? = values["splash.opacity"], case .point(let x, let y)? = values["logo.position"] else {
+            Issue.record("no splash.opacity or logo.position"); return
+        }
+        #expect(opacity > 0.2 && opacity < 0.8)
+        let image = try render(r, t, at: time, destination: nil)
+        // A corner: only the fading splash (over a transparent app) — its alpha is the opacity.
+        #expect(abs(Double(image.rgba(2, 2).a) - 255 * opacity) <= 1.5, "corner alpha \(image.rgba(2, 2).a), opacity \(opacity)")
+        // The logo's body at its animated centre is opaque however far the splash faded (over
+        // a transparent app, only the logo can make a pixel opaque).
+        let centre = image.rgba(Int(x), Int(y) + 6)
+        #expect(centre.a == 255, "logo at (\(x), \(y)): \(centre)")
+        // Between the splash's centre and the landing frame: the logo left the middle.
+        #expect(x < 187.5 && y < 333.5)
+        #expect(try render(r, t, at: 0.7, destination: nil).pixels.allSatisfy { $0 == 0 })
+    }
+
     /// Seed 001's flip: a full-screen layer turned by θ about its centre projects to a width of
     /// x'(w/2) − x'(−w/2) with x'(u) = u·cos θ / (1 + 0.002·u·sin θ) — w·cos θ within 20 % — and its
     /// near edge grows by 1 / w(u). Measured on the app's window (the hole the overlay leaves).

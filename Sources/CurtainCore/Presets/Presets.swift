@@ -25,6 +25,7 @@ public enum Presets {
         "flip": "slide/slide.scene.json",
         "panel-blur": "panel-blur/panel-blur.scene.json",
         "hero": "hero/hero.scene.json",
+        "logo-move": "logo-move/logo-move.scene.json",
     ]
 
     /// Seed 001's four edges (`PresentingDirection`) as the slide's parameters, for a route's
