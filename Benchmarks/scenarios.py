@@ -2,7 +2,7 @@
 """make bench, issue 9's scenarios: curtaind (release) under load from curtain-load, a separate
 process, each number next to a reference measured in the same run on this machine.
 
-Usage: scenarios.py BUILD_DIR STATIC_BUILD_DIR RESULTS_DIR
+Usage: scenarios.py BUILD_DIR STATIC_BUILD_DIR RESULTS_DIR [frames]   (frames: scenario 4 alone)
   BUILD_DIR/release holds curtaind and curtain-load; STATIC_BUILD_DIR/release a static
   curtainctl. Writes RESULTS_DIR/scenarios.json. Every load is bounded in count and time and
   stays on this machine (Unix sockets in a temporary directory).
@@ -224,6 +224,37 @@ def plymouth_reference(directory, runs):
             "private_dirty_kib": int(open(f"{directory}/plymouthd.private").read())}
 
 
+def frame_pacing(build, load_bin):
+    """4. Frame pacing: seed 000's appear and reveal at 120 Hz, watched by 1, 100, 1000
+    observers; beside each, the floor (Benchmarks/FrameFloor: the same frames' bytes from one C
+    timerfd loop writing to every socket), read by the same readers."""
+    frames, floors = {}, {}
+    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+        recording = os.path.join(d, "frames.txt")
+        daemon = Daemon(build, d, config(d, [load_bin, "app"], appear="yula-appear", reveal="yula-mask-reveal"))
+        try:
+            log("4. recorded frames for the floor:", record_frames(recording, daemon.socket))
+        finally:
+            daemon.stop()
+        for observers in (1, 100, 1000):
+            with tempfile.TemporaryDirectory(prefix="curtain-bench-") as e:
+                daemon = Daemon(build, e, config(e, [load_bin, "app"], appear="yula-appear", reveal="yula-mask-reveal"))
+                try:
+                    frames[str(observers)] = load(build, "frames", "--socket", daemon.socket, "--observers", observers,
+                                                  "--launches", N(5, 2), "--app", "bench", "--pid", daemon.pid)
+                    log(f"4. frames, {observers} observers", frames[str(observers)])
+                finally:
+                    daemon.stop()
+                floor = Floor(build, e, recording)
+                try:
+                    floors[str(observers)] = load(build, "frames", "--socket", floor.socket, "--observers", observers,
+                                                  "--launches", N(5, 2), "--app", "bench", "--pid", floor.pid)
+                    log(f"4. floor, {observers} observers", floors[str(observers)])
+                finally:
+                    floor.stop()
+    return frames, floors
+
+
 def main(build, static_build, results):
     build, static_build = os.path.abspath(build) + "/release", os.path.abspath(static_build) + "/release"
     os.makedirs(results, exist_ok=True)
@@ -270,36 +301,7 @@ def main(build, static_build, results):
         finally:
             daemon.stop()
 
-    # 4. Frame pacing: seed 000's appear and reveal at 120 Hz, watched by 1, 100, 1000 observers;
-    # beside each, the floor (Benchmarks/FrameFloor: the same frames' bytes from one C timerfd
-    # loop writing to every socket), read by the same readers.
-    out["frames"] = {}
-    out["frames_floor"] = {}
-    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
-        recording = os.path.join(d, "frames.txt")
-        daemon = Daemon(build, d, config(d, [load_bin, "app"], appear="yula-appear", reveal="yula-mask-reveal"))
-        try:
-            log("4. recorded frames for the floor:", record_frames(recording, daemon.socket))
-        finally:
-            daemon.stop()
-        for observers in (1, 100, 1000):
-            with tempfile.TemporaryDirectory(prefix="curtain-bench-") as e:
-                daemon = Daemon(build, e, config(e, [load_bin, "app"], appear="yula-appear", reveal="yula-mask-reveal"))
-                try:
-                    result = load(build, "frames", "--socket", daemon.socket, "--observers", observers, "--launches", N(5, 2),
-                                  "--app", "bench", "--pid", daemon.pid)
-                    out["frames"][str(observers)] = result
-                    log(f"4. frames, {observers} observers", result)
-                finally:
-                    daemon.stop()
-                floor = Floor(build, e, recording)
-                try:
-                    result = load(build, "frames", "--socket", floor.socket, "--observers", observers, "--launches", N(5, 2),
-                                  "--app", "bench", "--pid", floor.pid)
-                    out["frames_floor"][str(observers)] = result
-                    log(f"4. floor, {observers} observers", result)
-                finally:
-                    floor.stop()
+    out["frames"], out["frames_floor"] = frame_pacing(build, load_bin)
 
     # 5. Memory: per observer, per active launch, and 1000 observers that stop reading.
     with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
@@ -346,4 +348,11 @@ def main(build, static_build, results):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    if sys.argv[4:] == ["frames"]:
+        # Scenario 4 alone (frames beside the C floor), e.g. after a change of the frame path.
+        build_dir = os.path.abspath(sys.argv[1]) + "/release"
+        os.makedirs(sys.argv[3], exist_ok=True)
+        frames, floors = frame_pacing(build_dir, f"{build_dir}/curtain-load")
+        json.dump({"frames": frames, "frames_floor": floors}, open(os.path.join(sys.argv[3], "frames.json"), "w"), indent=2)
+    else:
+        main(*sys.argv[1:4])
