@@ -9,7 +9,6 @@ import Logging
 import Subprocess
 import SystemPackage
 import Systemd
-import Varlink
 
 /// Spawns each launch's app (swift-subprocess) in a session of its own, with the destination
 /// in its environment and argv and NOTIFY_SOCKET pointing at curtaind; takes its readiness
@@ -200,7 +199,6 @@ actor ProcessSupervisor: AppSupervisor {
         if let refusal = crashGuard.check(app.name, at: elapsed()) {
             return publisher.failed(id, refusal.description)
         }
-        let kind = Self.kind(of: route)
         if app.singleInstance {
             // Warm start: an attached app gets the route on its stream.
             if await deliver(id, app.name, route, destination, hide: Self.hidden(snapshot)) { return }
@@ -221,14 +219,10 @@ actor ProcessSupervisor: AppSupervisor {
         }
         var environment: [Environment.Key: String?] = [:]
         for (key, value) in app.environment { environment[Environment.Key(stringLiteral: key)] = value }
-        let parameters = JSONValue.object(destination.parameters.mapValues { .string($0.description) })
-        environment["CURTAIN_LAUNCH_ID"] = "\(id)"
-        environment["CURTAIN_APP"] = app.name
-        environment["CURTAIN_ROUTE_KIND"] = kind
-        environment["CURTAIN_SCREEN"] = destination.screen
-        environment["CURTAIN_PARAMS"] = JSONWriter.string(parameters, sortedKeys: true)
+        for (key, value) in LaunchEnvironment.variables(launch: id, app: app.name, route: route, destination: destination, apiSocket: apiSocket) {
+            environment[Environment.Key(stringLiteral: key)] = value
+        }
         environment["NOTIFY_SOCKET"] = receiver.path
-        if let apiSocket { environment["CURTAIN_SOCKET"] = apiSocket }
 
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return publisher.failed(id, "cannot create a pipe: \(String(cString: strerror(errno)))") }
@@ -319,14 +313,6 @@ actor ProcessSupervisor: AppSupervisor {
             instances[pid]?.redirected = true
         } else if instances[pid]?.launch == launch, instances[pid]?.pending == nil {
             instances[pid]?.pending = pending
-        }
-    }
-
-    static func kind(of route: Route) -> String {
-        switch route {
-        case .normal: "normal"
-        case .push: "push"
-        case .deeplink: "deeplink"
         }
     }
 

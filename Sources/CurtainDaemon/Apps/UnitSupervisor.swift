@@ -3,7 +3,6 @@ import CurtainCore
 import Foundation
 import Logging
 import Systemd
-import Varlink
 
 /// The unit backend: apps that are systemd units (`[[apps]] unit = …`), started, stopped and
 /// watched through systemd's D-Bus API. Each app keeps its own sandbox, resources and restart
@@ -262,10 +261,7 @@ actor UnitSupervisor: AppSupervisor {
     private func writeEnvironment(_ unit: String, _ id: LaunchID, _ destination: Destination, route: Route, app: String) throws {
         let directory = "\(runtimeDirectory)/\(Self.environmentDirectory)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let parameters = JSONValue.object(destination.parameters.mapValues { .string($0.description) })
-        var variables = [("CURTAIN_LAUNCH_ID", "\(id)"), ("CURTAIN_APP", app), ("CURTAIN_ROUTE_KIND", ProcessSupervisor.kind(of: route)),
-                         ("CURTAIN_SCREEN", destination.screen), ("CURTAIN_PARAMS", JSONWriter.string(parameters, sortedKeys: true))]
-        if let apiSocket { variables.append(("CURTAIN_SOCKET", apiSocket)) }
+        var variables = LaunchEnvironment.variables(launch: id, app: app, route: route, destination: destination, apiSocket: apiSocket)
         // Not NOTIFY_SOCKET: that stays systemd's, so READY=1 makes a Type=notify unit active.
         if let notifySocket { variables.append(("CURTAIN_NOTIFY_SOCKET", notifySocket)) }
         let path = Self.environmentFile(runtime: runtimeDirectory, unit: unit)

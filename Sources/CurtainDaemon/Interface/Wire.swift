@@ -48,7 +48,7 @@ enum Wire {
 
     /// A warm start as io.curtain.App's `Delivery`.
     static func delivery(_ d: AppDelivery) -> JSONValue {
-        ["launch": .int(Int64(d.launch.value)), "kind": .string(ProcessSupervisor.kind(of: d.route)), "screen": .string(d.destination.screen),
+        ["launch": .int(Int64(d.launch.value)), "kind": .string(LaunchEnvironment.kind(of: d.route)), "screen": .string(d.destination.screen),
          "parameters": .object(d.destination.parameters.mapValues { .string($0.description) }),
          "hide": .array(d.hide.map { .string($0) })]
     }
