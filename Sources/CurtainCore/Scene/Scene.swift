@@ -154,16 +154,3 @@ public struct SceneLayer: Sendable, Hashable {
     }
 }
 
-/// Why a scene was rejected: where (a path into the document, or line:column for JSON syntax)
-/// and what.
-public struct SceneError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let path: String
-    public let message: String
-
-    public init(_ path: String, _ message: String) {
-        self.path = path
-        self.message = message
-    }
-
-    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
-}
