@@ -133,7 +133,12 @@ def record_frames(path, launch_socket, timeout=30):
         watcher.settimeout(timeout)
         watcher.connect(launch_socket)
         watcher.sendall(json.dumps({"method": "io.curtain.Launcher.Watch", "parameters": {"frames": True}, "more": True}).encode() + b"\0")
-        time.sleep(0.2)  # Watch registers asynchronously; a launch before it would be missed
+        # Watch registers asynchronously: wait (bounded) until the daemon counts it.
+        deadline = time.monotonic() + timeout
+        while varlink_call(launch_socket, "io.curtain.Launcher.GetStatistics")["observers"] < 1:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the Watch was not registered")
+            time.sleep(0.01)  # polling a counter, bounded by the deadline
         varlink_call(launch_socket, "io.curtain.Launcher.Launch", {"route": {"normal": "bench"}})
         data = b""
         while True:

@@ -14,7 +14,7 @@ import Testing
             for offset in offsets {
                 group.addTask {
                     let deadline = start.advanced(by: .milliseconds(offset))
-                    try await clock.sleep(until: deadline)
+                    try await clock.sleep(until: deadline)   // ok-sleep: the clock's sleep is what is tested
                     #expect(clock.now >= deadline, "woke before its deadline (\(offset) ms)")
                     return offset
                 }
@@ -23,17 +23,17 @@ import Testing
         }
         #expect(woken.sorted() == offsets.sorted())
         // A deadline already past returns at once.
-        try await clock.sleep(until: start)
+        try await clock.sleep(until: start)   // ok-sleep: under test (a past deadline returns at once)
     }
 
     @Test(.timeLimit(.minutes(1))) func aCancelledSleeperLeavesAtOnce() async throws {
         let clock = try FrameClock()
-        let sleeper = Task { try await clock.sleep(until: clock.now.advanced(by: .seconds(3600))) }
+        let sleeper = Task { try await clock.sleep(until: clock.now.advanced(by: .seconds(3600))) }   // ok-sleep: under test (cancelled)
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
         // The clock still serves others after a cancellation.
         let deadline = clock.now.advanced(by: .milliseconds(5))
-        try await clock.sleep(until: deadline)
+        try await clock.sleep(until: deadline)   // ok-sleep: under test
         #expect(clock.now >= deadline)
     }
 }
