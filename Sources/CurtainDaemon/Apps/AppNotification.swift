@@ -1,10 +1,6 @@
 import CurtainCore
-import Varlink
+import JSON
 import Systemd
-
-/// The elements an app reports for the reveal (X_CURTAIN_ELEMENTS, io.curtain.App's `elements`),
-/// as `Wire.elements` reads them: one name for the type, so a change of it is made here once.
-typealias ReportedElements = [String: Hero.Element]
 
 /// What one sd_notify message says about an app, for Curtain: systemd's generic fields
 /// (STATUS, ERRNO, EXTEND_TIMEOUT_USEC, READY) and Curtain's own (`X_CURTAIN_STAGE`,
@@ -32,7 +28,7 @@ struct AppNotification: Sendable, Equatable {
         errno = message.errno
         extendSeconds = message.extendTimeoutMicroseconds.map { Double($0) / 1_000_000 }
         if let text = message.fields[Self.elementsKey] {
-            if let parsed = try? JSONParser.parse(Array(text.utf8)), case .object = parsed, let frames = try? Wire.elements(parsed) {
+            if let parsed = try? JSONParser.parse(Array(text.utf8)), case .object = parsed, let frames = try? ReportedElementsReader.read(parsed) {
                 elements = frames
             } else {
                 refused.append("X_CURTAIN_ELEMENTS dropped: not an object of frames")

@@ -77,34 +77,10 @@ enum Wire {
         return event
     }
 
-    static let maximumElements = 32
-
-    /// Reported element frames: checked ids, finite numbers within WireLimits, a bounded count.
-    /// The error names the offending value ("elements.logo.width").
-    static func elements(_ value: JSONValue?) throws(VarlinkError) -> [String: Hero.Element] {
-        guard case .object(let object)? = value else { return [:] }
-        guard object.count <= maximumElements else { throw VarlinkError.invalidParameter("elements") }
-        var result: [String: Hero.Element] = [:]
-        for (id, frame) in object {
-            guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }) else {
-                throw VarlinkError.invalidParameter("elements")
-            }
-            func number(_ key: String, _ range: ClosedRange<Double>) throws(VarlinkError) -> Double {
-                guard case let n? = frame[key]?.number, n.isFinite, range.contains(n) else { throw VarlinkError.invalidParameter("elements.\(id).\(key)") }
-                return n
-            }
-            let f = Hero.Frame(x: try number("x", WireLimits.elementCoordinate), y: try number("y", WireLimits.elementCoordinate),
-                               width: try number("width", WireLimits.elementSize), height: try number("height", WireLimits.elementSize))
-            // Hero's modifiers for this element (seed 004), as a scene's heroModifiers.
-            var modifiers = Hero.ElementModifiers()
-            if let given = frame["modifiers"], given != .null {
-                do { modifiers = try Hero.ElementModifiers(json: given, path: "elements.\(id).modifiers") } catch {
-                    throw VarlinkError.invalidParameter(error.path)
-                }
-            }
-            result[id] = Hero.Element(f, modifiers: modifiers)
-        }
-        return result
+    /// Reported element frames (`ReportedElementsReader`), a refusal as InvalidParameter naming
+    /// the offending value ("elements.logo.width").
+    static func elements(_ value: JSONValue?) throws(VarlinkError) -> ReportedElements {
+        do { return try ReportedElementsReader.read(value) } catch { throw VarlinkError.invalidParameter(error.parameter) }
     }
 
     /// Watch's `fps`, if given: finite and within WireLimits.watchFPS.
