@@ -4,7 +4,7 @@ import Glibc
 import CurtainCore
 import Foundation
 import Synchronization
-import Varlink
+import JSON
 
 /// What a curtaind that dies without cleaning up leaves for the next one, in the runtime
 /// directory (`state.json` beside the lock and the notify socket): the last launch id, the
