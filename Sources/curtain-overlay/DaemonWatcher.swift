@@ -132,6 +132,7 @@ final class DaemonWatcher: @unchecked Sendable {
                 sceneOf[launch] = nil
             }
         case "frame":
+            let received = bootTime()
             if current == nil { current = launch }
             guard launch == current else { return }
             guard let values = Self.values(event["values"]) else {
@@ -146,7 +147,7 @@ final class DaemonWatcher: @unchecked Sendable {
             if case .bool(let f)? = event["final"] { finalSeen = f }
             let frame = FrameContent(launch: launch, scene: scene.path, sceneHash: scene.hash, textVariant: scene.textVariant,
                                      values: values, passThrough: transition == "reveal",
-                                     due: clockOrigin.flatMap { origin in event["time"]?.number.map { origin + $0 } })
+                                     due: clockOrigin.flatMap { origin in event["time"]?.number.map { origin + $0 } }, received: received)
             lastFrame = frame
             mailbox.publish(.frame(frame))
         default:

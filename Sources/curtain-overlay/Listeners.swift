@@ -14,7 +14,22 @@ enum Listeners {
         global: { data, registry, name, interface, version in
             OverlayDisplay.from(data).global(registry, name, String(cString: interface!), version)
         },
-        global_remove: { _, _, _ in }))
+        global_remove: { data, _, name in OverlayDisplay.from(data).globalRemoved(name) }))
+
+    /// An output's scale, applied on `done` (wl_output v2: the scale and the geometry come
+    /// as one atomic change).
+    nonisolated(unsafe) static let output = make(wl_output_listener(
+        geometry: { _, _, _, _, _, _, _, _, _, _ in },
+        mode: { _, _, _, _, _, _ in },
+        done: { data, output in OverlayDisplay.from(data).outputDone(output) },
+        scale: { data, output, factor in OverlayDisplay.from(data).outputScale(output, Int(factor)) },
+        name: { _, _, _ in },
+        description: { _, _, _ in }))
+
+    /// Which outputs the overlay's surface is on: it is drawn at the largest of their scales.
+    nonisolated(unsafe) static let surface = make(wl_surface_listener(
+        enter: { data, _, output in OverlayDisplay.from(data).surfaceEntered(output, true) },
+        leave: { data, _, output in OverlayDisplay.from(data).surfaceEntered(output, false) }))
 
     nonisolated(unsafe) static let wmBase = make(xdg_wm_base_listener(
         ping: { _, base, serial in xdg_wm_base_pong(base, serial) }))
@@ -58,4 +73,5 @@ enum Interfaces {
     static var shm: UnsafePointer<wl_interface> { curtain_wl_shm_interface() }
     static var layerShell: UnsafePointer<wl_interface> { curtain_zwlr_layer_shell_v1_interface() }
     static var wmBase: UnsafePointer<wl_interface> { curtain_xdg_wm_base_interface() }
+    static var output: UnsafePointer<wl_interface> { curtain_wl_output_interface() }
 }

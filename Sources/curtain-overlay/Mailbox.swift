@@ -29,6 +29,8 @@ struct FrameContent: Sendable, Equatable {
     /// When the frame was due, in seconds on CLOCK_BOOTTIME (its time plus curtaind's clock
     /// origin), for --trace; nil when curtaind does not say its origin.
     var due: Double? = nil
+    /// When the watcher had it (CLOCK_BOOTTIME seconds, for --trace).
+    var received: Double? = nil
 }
 
 final class Mailbox: Sendable {

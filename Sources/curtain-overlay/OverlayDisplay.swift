@@ -6,21 +6,27 @@ import CWaylandProtocols
 import CurtainCore
 import CurtainRender
 
-/// The Wayland side: one surface on the overlay layer (or a fullscreen toplevel), two wl_shm
-/// buffers, and the newest `Target` drawn once per wl_surface.frame callback.
+/// The Wayland side: one surface on the overlay layer (or a fullscreen toplevel), wl_shm
+/// buffers at the output's scale, and the newest `Target` committed once per wl_surface.frame
+/// callback.
 ///
 /// Frames are drawn with `SceneRenderer.render(values:into:previous:)` into one kept image,
 /// which repaints only what changed since the last frame; each shm buffer remembers the
-/// region it still lacks and copies just that from the kept image before it is attached. A
-/// frame is complete in the kept image before any of it reaches a buffer, and a buffer the
-/// compositor still holds is never written: the screen never shows half a frame.
+/// region it still lacks and copies just that from the kept image. A frame is drawn as soon
+/// as it arrives (into a buffer the compositor does not hold) and committed at once if the
+/// last commit's frame callback has come, else when it comes: the drawing never waits for
+/// the compositor, and the compositor never gets more than one commit per frame it shows. A
+/// frame is complete in a buffer before it is attached, and a buffer the compositor still
+/// holds is never written: the screen never shows half a frame.
 final class OverlayDisplay {
     static let firstBackoff = 0.1
     static let maximumBackoff = 2.0
     /// A frame callback that does not come (an output switched off) stops drawing no longer than this.
     static let frameCallbackTimeout = 0.25
-    /// Buffers per surface: one on screen, one being drawn (a third only if the compositor holds both).
+    /// Buffers per surface: one on screen, one being drawn; one more only while the compositor
+    /// holds both (it releases a buffer once a newer one has replaced it).
     static let bufferCount = 2
+    static let maximumBuffers = 3
     /// A scene that fails to load is tried again after this long, doubling up to the maximum.
     static let sceneRetry = 1.0
 
@@ -39,10 +45,14 @@ final class OverlayDisplay {
     var xdgSurface: OpaquePointer?
     var toplevel: OpaquePointer?
     var configured = false
+    /// The surface's size in the compositor's logical coordinates (the configure's).
     var width = 0, height = 0
     /// The size the last toplevel configure asked for (0: ours to choose).
     var proposed = (0, 0)
     var buffers: [ShmBuffer] = []
+    /// Buffers of an old size or scale: destroyed once a buffer of the new one is committed
+    /// (destroying the one on screen before that could show nothing for a moment).
+    var retired: [ShmBuffer] = []
     var frameCallback: OpaquePointer?
     var frameRequested = 0.0
     var surfaceClosed = false
@@ -50,16 +60,51 @@ final class OverlayDisplay {
     var needsFull = true
     var warnedFallback = false
 
+    // Outputs and scale.
+    final class Output {
+        let proxy: OpaquePointer
+        let name: UInt32
+        var scale = 1
+        var pendingScale = 1
+        init(proxy: OpaquePointer, name: UInt32) { self.proxy = proxy; self.name = name }
+    }
+    var outputs: [Output] = []
+    /// The outputs the surface is on (wl_surface.enter, .leave).
+    var entered: [OpaquePointer] = []
+    /// The buffer scale frames are drawn at: the largest scale of the outputs the surface is
+    /// on (before the first enter, of all outputs). Buffers are width·scale × height·scale.
+    var scale = 1
+    /// The scale last given to wl_surface.set_buffer_scale (it takes effect with a commit).
+    var committedScale = 1
+    var pixelWidth: Int { width * scale }
+    var pixelHeight: Int { height * scale }
+
     // Rendering.
     var renderers: [String: SceneRenderer] = [:]
     var failedScenes: [String: (retry: Double, delay: Double)] = [:]
     var kept: Image?
     var keptFor: (renderer: ObjectIdentifier, textVariant: Int)?
     var lastValues: [String: Value]?
-    var shownGeneration = -1
+    /// The target generation drawn last (into `ready` or committed).
+    var drawnGeneration = -1
     var showingClear = false
+    /// The committed input region: nil before the first commit, true when empty.
     var passThrough: Bool?
     var checkedLaunches: Set<Int64> = []
+
+    /// A frame complete in a buffer, waiting for the last commit's frame callback.
+    struct Ready {
+        var buffer: ShmBuffer
+        /// What changed since the last commit, in buffer pixels (nil: nothing).
+        var damage: PixelRect?
+        var passThrough: Bool
+        /// --trace: when it was due and received, drawing started, rendered, copied; CPU seconds.
+        var timing: Timing?
+    }
+    struct Timing {
+        var due: Double, received: Double, start: Double, rendered: Double, copied: Double, cpu: Double
+    }
+    var ready: Ready?
 
     init(mailbox: Mailbox) { self.mailbox = mailbox }
 
@@ -149,7 +194,11 @@ final class OverlayDisplay {
         configured = false
         needsFull = true
         passThrough = nil
+        entered = []
         surface = wl_compositor_create_surface(compositor)
+        wl_surface_add_listener(surface, Listeners.surface, me)
+        // Before the compositor says which output the surface is on: the outputs' scale.
+        updateScale()
         if let layerShell {
             // Overlay layer (3), anchored to all four edges (1|2|4|8), over panels (zone -1),
             // never taking the keyboard (0); the size is the output's (0, 0).
@@ -182,18 +231,24 @@ final class OverlayDisplay {
     func destroySurface() {
         if let frameCallback { wl_callback_destroy(frameCallback) }
         frameCallback = nil
-        for buffer in buffers { buffer.destroy() }
+        ready = nil
+        for buffer in buffers + retired { buffer.destroy() }
         buffers = []
+        retired = []
         if let layerSurface { zwlr_layer_surface_v1_destroy(layerSurface) }
         if let toplevel { xdg_toplevel_destroy(toplevel) }
         if let xdgSurface { xdg_surface_destroy(xdgSurface) }
         if let surface { wl_surface_destroy(surface) }
         layerSurface = nil; toplevel = nil; xdgSurface = nil; surface = nil
         configured = false
+        committedScale = 1
+        entered = []
     }
 
     func teardown() {
         destroySurface()
+        for output in outputs { wl_output_destroy(output.proxy) }
+        outputs = []
         if let layerShell { zwlr_layer_shell_v1_destroy(layerShell) }
         if let wmBase { xdg_wm_base_destroy(wmBase) }
         if let shm { wl_shm_destroy(shm) }
@@ -203,7 +258,7 @@ final class OverlayDisplay {
         if let display { wl_display_disconnect(display) }
         display = nil
         // What was drawn belonged to that connection's buffers.
-        kept = nil; keptFor = nil; lastValues = nil; shownGeneration = -1; showingClear = false
+        kept = nil; keptFor = nil; lastValues = nil; drawnGeneration = -1; showingClear = false; scale = 1
     }
 
     // MARK: events
@@ -211,7 +266,7 @@ final class OverlayDisplay {
     func global(_ registry: OpaquePointer?, _ name: UInt32, _ interface: String, _ version: UInt32) {
         switch interface {
         case "wl_compositor":
-            compositorVersion = min(version, 4)   // 4: damage_buffer
+            compositorVersion = min(version, 4)   // 3: set_buffer_scale, 4: damage_buffer
             compositor = OpaquePointer(wl_registry_bind(registry, name, Interfaces.compositor, compositorVersion))
         case "wl_shm":
             shm = OpaquePointer(wl_registry_bind(registry, name, Interfaces.shm, 1))
@@ -220,8 +275,60 @@ final class OverlayDisplay {
         case "xdg_wm_base":
             wmBase = OpaquePointer(wl_registry_bind(registry, name, Interfaces.wmBase, 1))
             xdg_wm_base_add_listener(wmBase, Listeners.wmBase, me)
+        case "wl_output" where version >= 2:   // 2: scale and done
+            guard let proxy = OpaquePointer(wl_registry_bind(registry, name, Interfaces.output, 2)) else { return }
+            outputs.append(Output(proxy: proxy, name: name))
+            wl_output_add_listener(proxy, Listeners.output, me)
         default:
             break
+        }
+    }
+
+    /// An output unplugged: the surface is no longer on it (layer-shell also closes the surface).
+    func globalRemoved(_ name: UInt32) {
+        guard let index = outputs.firstIndex(where: { $0.name == name }) else { return }
+        let output = outputs.remove(at: index)
+        entered.removeAll { $0 == output.proxy }
+        wl_output_destroy(output.proxy)
+        updateScale()
+    }
+
+    func outputScale(_ proxy: OpaquePointer?, _ factor: Int) {
+        guard let output = outputs.first(where: { $0.proxy == proxy }) else { return }
+        if factor < 1 { Log.warning("an output reports scale \(factor); drawing it at 1") }
+        output.pendingScale = max(1, factor)
+    }
+
+    func outputDone(_ proxy: OpaquePointer?) {
+        guard let output = outputs.first(where: { $0.proxy == proxy }), output.scale != output.pendingScale else { return }
+        output.scale = output.pendingScale
+        updateScale()
+    }
+
+    func surfaceEntered(_ proxy: OpaquePointer?, _ isIn: Bool) {
+        guard let proxy else { return }
+        entered.removeAll { $0 == proxy }
+        if isIn { entered.append(proxy) }
+        updateScale()
+    }
+
+    /// Draws at the largest scale of the outputs the surface is on (of every output until the
+    /// compositor says), within the buffer limit; a change redraws everything at the new size.
+    func updateScale() {
+        let on = outputs.filter { entered.contains($0.proxy) }
+        var wanted = (on.isEmpty ? outputs : on).map(\.scale).max() ?? 1
+        if compositorVersion < 3 { wanted = 1 }   // no set_buffer_scale
+        let limit = SceneRenderer.Limits.outputDimension
+        if width > 0, height > 0, width * wanted > limit || height * wanted > limit {
+            let fits = max(1, min(limit / width, limit / height))
+            Log.warning("scale \(wanted) would make a \(width * wanted)×\(height * wanted) buffer, over \(limit) pixels a side: drawing at scale \(fits) (the compositor scales it up)")
+            wanted = fits
+        }
+        guard wanted != scale else { return }
+        scale = wanted
+        if configured {
+            Log.info("output scale \(scale): drawing \(pixelWidth)×\(pixelHeight) pixels")
+            resize()
         }
     }
 
@@ -231,86 +338,135 @@ final class OverlayDisplay {
             return
         }
         if width != self.width || height != self.height || !configured {
-            Log.info("surface \(width)×\(height)\(layerShell != nil ? " on the overlay layer" : " (fullscreen toplevel)")")
             self.width = width
             self.height = height
-            for buffer in buffers { buffer.destroy() }
-            buffers = []
-            kept = nil
-            needsFull = true
+            configured = true
+            let before = scale
+            updateScale()   // the new size may not fit the current scale
+            Log.info("surface \(width)×\(height)\(layerShell != nil ? " on the overlay layer" : " (fullscreen toplevel)")\(scale > 1 ? " at scale \(scale) (\(pixelWidth)×\(pixelHeight) pixels)" : "")")
+            if scale == before { resize() }
         }
         configured = true
     }
 
+    /// A new buffer size: the frame is drawn again at it, into new buffers; the old ones stay
+    /// until a new one is committed (the screen keeps the last frame, no flash).
+    func resize() {
+        retired += buffers
+        buffers = []
+        ready = nil
+        kept = nil
+        needsFull = true
+        drawnGeneration = -1
+    }
+
     // MARK: drawing
 
-    /// Draws and commits the newest target if the last frame was taken; true if it committed.
+    /// Draws the newest target into a free buffer as soon as it is new, and commits what is
+    /// drawn once the last commit's frame callback has come; true if it committed.
     @discardableResult
     func update() -> Bool {
-        guard configured, let surface else { return false }
-        if frameCallback != nil {
-            guard now() - frameRequested >= Self.frameCallbackTimeout else { return false }
+        guard configured, surface != nil else { return false }
+        if frameCallback != nil, now() - frameRequested >= Self.frameCallbackTimeout {
             wl_callback_destroy(frameCallback)
             frameCallback = nil
         }
         let target = mailbox.current
-        guard target.generation != shownGeneration || needsFull || retryDue(target) else { return false }
+        if target.generation != drawnGeneration || needsFull || retryDue(target) { draw(target) }
+        guard ready != nil, frameCallback == nil else { return false }
+        commit()
+        return true
+    }
+
+    /// Brings the kept image to `target` and a free buffer to the kept image: `ready`.
+    func draw(_ target: Target) {
         if buffers.isEmpty {
             do {
-                for _ in 0..<Self.bufferCount { buffers.append(try ShmBuffer(shm: shm!, width: width, height: height)) }
+                for _ in 0..<Self.bufferCount { buffers.append(try ShmBuffer(shm: shm!, width: pixelWidth, height: pixelHeight)) }
             } catch {
-                Log.error("cannot allocate a \(width)×\(height) shm buffer: \(error)")
-                return false
+                Log.error("cannot allocate a \(pixelWidth)×\(pixelHeight) shm buffer: \(error)")
+                return
             }
         }
-        guard let buffer = buffers.first(where: { !$0.busy }) else { return false }   // both held: a release wakes us
-        let full = PixelRect(x: 0, y: 0, width: width, height: height)
+        // The buffer already drawn (not attached yet) is drawn again; else one the compositor
+        // does not hold; else a third, if the limit allows; else a release wakes us.
+        var buffer = ready?.buffer ?? buffers.first { !$0.busy }
+        if buffer == nil, buffers.count < Self.maximumBuffers, let extra = try? ShmBuffer(shm: shm!, width: pixelWidth, height: pixelHeight) {
+            buffers.append(extra)
+            buffer = extra
+        }
+        guard let buffer else { return }
+        let start = bootTime()
         let cpuStart = threadCPUTime()
+        let full = PixelRect(x: 0, y: 0, width: pixelWidth, height: pixelHeight)
         var damage = prepare(target.content)
+        let rendered = bootTime()
         if needsFull {
             for b in buffers { b.pending = full }
             damage = full
         }
-        shownGeneration = target.generation
+        drawnGeneration = target.generation
         let wantsPassThrough: Bool
         if case .frame(let f) = target.content, !showingClear { wantsPassThrough = f.passThrough } else { wantsPassThrough = true }
-        guard damage != nil || wantsPassThrough != passThrough else { return false }
+        guard damage != nil || wantsPassThrough != (ready?.passThrough ?? passThrough) else { return }
         buffer.fill(from: kept)
-        let cpu = threadCPUTime() - cpuStart
-        if wantsPassThrough != passThrough {
-            if wantsPassThrough {
+        needsFull = false
+        var timing: Timing? = nil
+        if trace != nil, case .frame(let f) = target.content, let due = f.due {
+            timing = Timing(due: due, received: f.received ?? start, start: start, rendered: rendered, copied: bootTime(), cpu: threadCPUTime() - cpuStart)
+        }
+        // Damage since the last commit: a frame drawn over an uncommitted one adds to its damage.
+        var accumulated = ready?.damage
+        if let damage { accumulated = accumulated.map { $0.union(damage) } ?? damage }
+        ready = Ready(buffer: buffer, damage: accumulated, passThrough: wantsPassThrough, timing: timing)
+    }
+
+    /// Attaches the ready buffer with its damage and input region, asks for the next frame
+    /// callback and commits.
+    func commit() {
+        guard let drawn = ready, let surface else { return }
+        ready = nil
+        if drawn.passThrough != passThrough {
+            if drawn.passThrough {
                 let region = wl_compositor_create_region(compositor)
                 wl_surface_set_input_region(surface, region)
                 wl_region_destroy(region)
             } else {
                 wl_surface_set_input_region(surface, nil)   // all of it: the splash takes the input
             }
-            passThrough = wantsPassThrough
+            passThrough = drawn.passThrough
         }
-        wl_surface_attach(surface, buffer.buffer, 0, 0)
-        if let d = damage {
+        if scale != committedScale {
+            wl_surface_set_buffer_scale(surface, Int32(scale))
+            committedScale = scale
+        }
+        wl_surface_attach(surface, drawn.buffer.buffer, 0, 0)
+        if let d = drawn.damage {
             if compositorVersion >= 4 {
                 wl_surface_damage_buffer(surface, Int32(d.x), Int32(d.y), Int32(d.width), Int32(d.height))
             } else {
-                wl_surface_damage(surface, Int32(d.x), Int32(d.y), Int32(d.width), Int32(d.height))
+                // Surface coordinates: the buffer's pixels divided by the scale, rounded outwards.
+                let x = d.x / scale, y = d.y / scale
+                wl_surface_damage(surface, Int32(x), Int32(y), Int32((d.x + d.width + scale - 1) / scale - x), Int32((d.y + d.height + scale - 1) / scale - y))
             }
         }
         frameCallback = wl_surface_frame(surface)
         wl_callback_add_listener(frameCallback, Listeners.frame, me)
         frameRequested = now()
         wl_surface_commit(surface)
-        buffer.busy = true
-        needsFull = false
-        if let trace, case .frame(let f) = target.content, let due = f.due {
-            // due, committed (CLOCK_BOOTTIME seconds), CPU seconds spent drawing: Benchmarks/overlay.
-            let line = "\(due) \(bootTime()) \(cpu)\n"
+        drawn.buffer.busy = true
+        for old in retired { old.destroy() }
+        retired = []
+        if let trace, let t = drawn.timing {
+            // due, committed, CPU seconds drawing, then received, drawing started, rendered,
+            // copied (CLOCK_BOOTTIME seconds): Benchmarks/overlay.py.
+            let line = "\(t.due) \(bootTime()) \(t.cpu) \(t.received) \(t.start) \(t.rendered) \(t.copied)\n"
             _ = line.withCString { fputs($0, trace) }
             fflush(trace)
         }
-        return true
     }
 
-    /// --trace: one line per committed frame (see update()).
+    /// --trace: one line per committed frame (see commit()).
     var trace: UnsafeMutablePointer<FILE>?
 
     func retryDue(_ target: Target) -> Bool {
@@ -322,7 +478,7 @@ final class OverlayDisplay {
 
     /// Brings the kept image to `content`; returns the region that changed (nil: nothing).
     func prepare(_ content: Target.Content) -> PixelRect? {
-        let full = PixelRect(x: 0, y: 0, width: width, height: height)
+        let full = PixelRect(x: 0, y: 0, width: pixelWidth, height: pixelHeight)
         func clear() -> PixelRect? {
             guard !showingClear else { return nil }
             kept = nil
@@ -337,8 +493,8 @@ final class OverlayDisplay {
         do {
             checkLayers(frame, renderer)
             let wanted = (ObjectIdentifier(renderer), frame.textVariant)
-            if kept == nil || kept!.width != width || kept!.height != height || keptFor! != wanted {
-                kept = try renderer.makeFrame(width: width, height: height)
+            if kept == nil || kept!.width != pixelWidth || kept!.height != pixelHeight || keptFor! != wanted {
+                kept = try renderer.makeFrame(width: pixelWidth, height: pixelHeight)
                 keptFor = wanted
                 lastValues = nil
             }
@@ -379,7 +535,7 @@ final class OverlayDisplay {
 
     /// Frames naming layers the scene lacks are drawn without them, said once per launch.
     func checkLayers(_ frame: FrameContent, _ renderer: SceneRenderer) {
-        guard !checkedLaunches.contains(frame.launch), let scene = try? renderer.scene(width: width, height: height) else { return }
+        guard !checkedLaunches.contains(frame.launch), let scene = try? renderer.scene(width: pixelWidth, height: pixelHeight) else { return }
         checkedLaunches.insert(frame.launch)
         var known = Set<String>()
         for layer in scene.allLayers { known.insert(layer.id); if let by = layer.animatedBy { known.insert(by) } }

@@ -86,13 +86,15 @@ final class Compositor {
         return runtime
     }
 
-    static func sway() async throws -> Compositor {
+    /// sway with one headless output of `width` × `height` pixels at `scale` (logical size:
+    /// the pixels divided by the scale).
+    static func sway(width: Int = Overlay.width, height: Int = Overlay.height, scale: Int = 1) async throws -> Compositor {
         let asNobody = TestEnvironment.isRoot
         let runtime = runtimeDirectory(owner: asNobody ? "nobody" : nil)
         // In the runtime directory (removed with it): sway reads it after it has started.
         let config = runtime.appendingPathComponent("sway.conf")
         try """
-            output HEADLESS-1 resolution \(Overlay.width)x\(Overlay.height)
+            output HEADLESS-1 resolution \(width)x\(height) scale \(scale)
             default_border none
             default_floating_border none
             """.write(to: config, atomically: true, encoding: .utf8)
@@ -206,7 +208,9 @@ final class Daemon {
     let readyFIFO: String
     var process: TestProcess
 
-    init(compositor: Compositor, external: Bool = false) async throws {
+    /// `width` × `height`: curtaind's [display], the size its frames are computed for (the
+    /// output's pixels).
+    init(compositor: Compositor, external: Bool = false, width: Int = Overlay.width, height: Int = Overlay.height) async throws {
         directory = TestEnvironment.temporaryDirectory("overlay")
         socket = directory.appendingPathComponent("s").path
         config = directory.appendingPathComponent("curtain.toml").path
@@ -224,8 +228,8 @@ final class Daemon {
             min_hold = 0.1
             max_hold = 60
             [display]
-            width = \(Overlay.width)
-            height = \(Overlay.height)
+            width = \(width)
+            height = \(height)
             refresh_rate = 60
             [[apps]]
             name = "shop"

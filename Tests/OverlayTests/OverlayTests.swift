@@ -88,6 +88,125 @@ import Testing
         #expect(await daemon.process.waitFor("click 320 240", within: Overlay.timeout), "the click reaches the app: \(daemon.process.output.suffix(1500))")
     }
 
+    /// Launch 1 (seed 000 over the stand-in app) made ready and held mid-reveal by a seek to
+    /// 0.5; returns the watch and that frame as `curtainctl render --events` draws it at
+    /// `width` × `height` over the app's colour.
+    static func holdMidReveal(_ daemon: Daemon, _ shots: URL, width: Int, height: Int) async throws -> (watch: TestProcess, expected: Screen) {
+        let launched = try await daemon.ctl("launch", "--normal", "shop")
+        #expect(launched.status == 0, "\(launched)")
+        let watch = try await TestProcess(TestEnvironment.product("curtainctl"), ["watch", "1", "--frames", "--json", "short"],
+                                          environment: ["CURTAIN_SOCKET": daemon.socket])
+        // The app prints `mapped` just before its reader opens the FIFO: ready once it does.
+        #expect(await Overlay.eventually { (try? daemon.makeAppReady()) != nil }, "the app waits on its FIFO: \(daemon.process.output)")
+        #expect(await watch.waitFor("\"to\":\"revealing\"", within: Overlay.timeout), "\(watch.output.suffix(2000))")
+        let seek = try await daemon.ctl("control", "1", "seek", "0.5")
+        #expect(seek.status == 0, "\(seek)")
+        #expect(await watch.waitFor("\"progress\":0.5,", within: Overlay.timeout))
+        let held = try #require(watch.output.split(separator: "\n").last { $0.contains("\"progress\":0.5,") })
+        let events = shots.appendingPathComponent("held.jsonl")
+        try String(held).write(to: events, atomically: true, encoding: .utf8)
+        let rendered = try await TestProcess.run(TestEnvironment.product("curtainctl"), [
+            "render", "--events", events.path, "--size", "\(width)x\(height)",
+            "--destination", "#" + String(Overlay.appColor, radix: 16), "--out", shots.appendingPathComponent("expected").path,
+        ])
+        #expect(rendered.status == 0, "\(rendered)")
+        let path = shots.appendingPathComponent("expected/launch1-0000.png").path
+        let expected = Screen(image: try #require(Image.readPNG(path)), path: path)
+        #expect(expected.fraction(of: Overlay.appColor) > 0.2 && Self.splashFraction(expected) > 0.05, "a real hole: some app, some splash")
+        return (watch, expected)
+    }
+
+    /// How wide the hole's edge is, in physical pixels: along every row, the pixels between
+    /// the last one of the app's colour and the first clearly of the splash (blue beats green
+    /// by 60), averaged over the row crossings. Antialiasing at the screen's own resolution
+    /// gives about one; a frame drawn at half the resolution and scaled up, about two or more.
+    static func edgeWidth(_ screen: Screen) -> Double {
+        var total = 0, crossings = 0
+        for y in 0..<screen.height {
+            var x = 0
+            while x < screen.width - 1 {
+                guard Screen.close(screen.at(x, y), Overlay.appColor), !Screen.close(screen.at(x + 1, y), Overlay.appColor) else { x += 1; continue }
+                // Leaving the app to the right: count the in-between pixels up to the splash.
+                var end = x + 1
+                while end < screen.width, !Self.isSplash(screen.at(end, y)), !Screen.close(screen.at(end, y), Overlay.appColor), end - x <= 8 { end += 1 }
+                if end < screen.width, Self.isSplash(screen.at(end, y)) { total += end - x - 1; crossings += 1 }
+                x = end
+            }
+        }
+        return crossings == 0 ? .infinity : Double(total) / Double(crossings)
+    }
+
+    static func isSplash(_ p: UInt32) -> Bool { Int(p & 0xFF) > Int((p >> 8) & 0xFF) + 60 }
+
+    /// A scale-2 output (sway's config: 1280×960 pixels, 640×480 logical): the overlay draws
+    /// 1280×960 buffers with wl_surface.set_buffer_scale 2, so the screenshot (grim: physical
+    /// pixels) of a held frame matches `curtainctl render --size 1280x960` with the tolerance
+    /// of revealOnSway (≤ 1% of pixels beyond 24 levels a channel). Without the scale the
+    /// compositor scales a 640×480 frame up: another layout, edges twice as wide.
+    @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
+    func heldFrameAtScale2() async throws {
+        try #require(Overlay.missing(Self.swayTools).isEmpty, "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)")
+        let (width, height) = (Overlay.width * 2, Overlay.height * 2)
+        let compositor = try await Compositor.sway(width: width, height: height, scale: 2)
+        let daemon = try await Daemon(compositor: compositor, width: width, height: height)
+        let overlay = try await startOverlay(compositor, daemon)
+        defer { Overlay.killTree(overlay.pid) }
+        #expect(await overlay.waitFor("surface \(Overlay.width)×\(Overlay.height) on the overlay layer at scale 2 (\(width)×\(height) pixels)", within: Overlay.timeout),
+                "\(overlay.output)\nsway: \(compositor.process.output.suffix(3000))")
+        let shots = TestEnvironment.temporaryDirectory("overlay-shots")
+        defer { try? FileManager.default.removeItem(at: shots) }
+        let (watch, expected) = try await Self.holdMidReveal(daemon, shots, width: width, height: height)
+        defer { Overlay.killTree(watch.pid) }
+        var screen: Screen? = nil
+        let matches = try await Overlay.eventually {
+            screen = try await compositor.screenshot(shots)
+            return screen!.width == width && screen!.mismatch(expected) <= 0.01
+        }
+        #expect(matches, "at scale 2 the screen matches curtainctl render at \(width)x\(height): \(screen.map { "\($0.width)×\($0.height), \($0.mismatch(expected)) differ (\($0.path) vs \(expected.path))" } ?? "")")
+        if let screen { #expect(Self.edgeWidth(screen) <= Self.edgeWidth(expected) + 0.5, "edges: \(Self.edgeWidth(screen)) px on screen, \(Self.edgeWidth(expected)) drawn") }
+        // One overlay surface for the whole launch: drawn at scale 2 from its first frame.
+        #expect(!overlay.output.contains("output scale"), "\(overlay.output)")
+    }
+
+    /// The output's scale changes from 1 to 2 mid-launch (swaymsg) while a frame is held: the
+    /// overlay draws it again at the new scale, and the screenshot (the same 1280×960 pixels)
+    /// still matches `curtainctl render --size 1280x960`, its hole's edge as sharp as drawn
+    /// (≈ 1 pixel; a 640×480 frame scaled up by the compositor would give ≈ 2 and another
+    /// layout).
+    @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
+    func scaleChangeMidLaunchRedraws() async throws {
+        try #require(Overlay.missing(Self.swayTools).isEmpty, "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)")
+        let (width, height) = (Overlay.width * 2, Overlay.height * 2)
+        let compositor = try await Compositor.sway(width: width, height: height, scale: 1)
+        let daemon = try await Daemon(compositor: compositor, width: width, height: height)
+        let overlay = try await startOverlay(compositor, daemon)
+        defer { Overlay.killTree(overlay.pid) }
+        #expect(await overlay.waitFor("surface \(width)×\(height) on the overlay layer", within: Overlay.timeout), "\(overlay.output)")
+        let shots = TestEnvironment.temporaryDirectory("overlay-shots")
+        defer { try? FileManager.default.removeItem(at: shots) }
+        let (watch, expected) = try await Self.holdMidReveal(daemon, shots, width: width, height: height)
+        defer { Overlay.killTree(watch.pid) }
+        var screen: Screen? = nil
+        #expect(try await Overlay.eventually { screen = try await compositor.screenshot(shots); return screen!.mismatch(expected) <= 0.01 },
+                "at scale 1: \(screen.map { "\($0.mismatch(expected)) differ" } ?? "")")
+
+        try await compositor.swaymsg("output", "HEADLESS-1", "scale", "2")
+        // The output's scale and the surface's new logical size come as two events, in either order.
+        #expect(await overlay.waitFor("output scale 2", within: Overlay.timeout), "\(overlay.output)")
+        #expect(await overlay.waitFor("surface \(Overlay.width)×\(Overlay.height) on the overlay layer", within: Overlay.timeout), "\(overlay.output)")
+        let matches = try await Overlay.eventually {
+            screen = try await compositor.screenshot(shots)
+            return screen!.width == width && screen!.mismatch(expected) <= 0.01
+        }
+        #expect(matches, "after the change to scale 2: \(screen.map { "\($0.width)×\($0.height), \($0.mismatch(expected)) differ (\($0.path) vs \(expected.path))" } ?? "")")
+        let drawn = Self.edgeWidth(expected)
+        if let screen {
+            let shown = Self.edgeWidth(screen)
+            print("scaleChangeMidLaunchRedraws: hole edge \(shown) px on screen, \(drawn) px drawn by curtainctl render")
+            #expect(shown <= drawn + 0.5, "the edge is as sharp as drawn: \(shown) px on screen, \(drawn) px drawn")
+        }
+    }
+
     /// curtaind killed mid-launch: the splash stays (no flash) while it is gone, the overlay
     /// reconnects to the restarted daemon, clears (the interrupted launch ended) and shows the
     /// next launch.

@@ -13,6 +13,7 @@
 static inline const struct wl_interface *curtain_wl_compositor_interface(void) { return &wl_compositor_interface; }
 static inline const struct wl_interface *curtain_wl_shm_interface(void) { return &wl_shm_interface; }
 static inline const struct wl_interface *curtain_wl_seat_interface(void) { return &wl_seat_interface; }
+static inline const struct wl_interface *curtain_wl_output_interface(void) { return &wl_output_interface; }
 static inline const struct wl_interface *curtain_xdg_wm_base_interface(void) { return &xdg_wm_base_interface; }
 static inline const struct wl_interface *curtain_zwlr_layer_shell_v1_interface(void) { return &zwlr_layer_shell_v1_interface; }
 static inline const struct wl_interface *curtain_zwlr_virtual_pointer_manager_v1_interface(void) { return &zwlr_virtual_pointer_manager_v1_interface; }
