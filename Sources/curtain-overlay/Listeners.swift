@@ -59,8 +59,13 @@ enum Listeners {
     nonisolated(unsafe) static let frame = make(wl_callback_listener(
         done: { data, callback, _ in
             let display = OverlayDisplay.from(data)
-            if display.frameCallback == callback { display.frameCallback = nil }
-            wl_callback_destroy(callback)
+            // A repaint answers every callback asked before this one too.
+            if let i = display.frameCallbacks.firstIndex(where: { $0.callback == callback }) {
+                for (older, _) in display.frameCallbacks[...i] { wl_callback_destroy(older) }
+                display.frameCallbacks.removeSubrange(...i)
+            } else {
+                wl_callback_destroy(callback)
+            }
         }))
 
     nonisolated(unsafe) static let buffer = make(wl_buffer_listener(

@@ -7,22 +7,28 @@ import CurtainCore
 import CurtainRender
 
 /// The Wayland side: one surface on the overlay layer (or a fullscreen toplevel), wl_shm
-/// buffers at the output's scale, and the newest `Target` committed once per wl_surface.frame
-/// callback.
+/// buffers at the output's scale, and the newest `Target` drawn the moment it arrives.
 ///
 /// Frames are drawn with `SceneRenderer.render(values:into:previous:)` into one kept image,
 /// which repaints only what changed since the last frame; each shm buffer remembers the
-/// region it still lacks and copies just that from the kept image. A frame is drawn as soon
-/// as it arrives (into a buffer the compositor does not hold) and committed at once if the
-/// last commit's frame callback has come, else when it comes: the drawing never waits for
-/// the compositor, and the compositor never gets more than one commit per frame it shows. A
-/// frame is complete in a buffer before it is attached, and a buffer the compositor still
+/// region it still lacks and copies just that from the kept image. A drawn frame is committed
+/// at once unless `maximumFramesInFlight` commits still wait for their wl_surface.frame
+/// callback (then when one comes, the frames arriving meanwhile drawn over it): the drawing
+/// never waits for the compositor's repaint, and a compositor that stops repainting stops it.
+/// A frame is complete in a buffer before it is attached, and a buffer the compositor still
 /// holds is never written: the screen never shows half a frame.
 final class OverlayDisplay {
     static let firstBackoff = 0.1
     static let maximumBackoff = 2.0
     /// A frame callback that does not come (an output switched off) stops drawing no longer than this.
     static let frameCallbackTimeout = 0.25
+    /// Commits the compositor has not shown yet (no frame callback yet) beyond which a drawn
+    /// frame waits for a callback. 2, not 1: waiting for the last commit's callback before
+    /// committing the next frame adds up to a whole refresh whenever the compositor repaints a
+    /// little late (measured: the wait was the lateness's p99); one commit ahead is replaced
+    /// by the next at the compositor's repaint (the newest frame shows, none queues), and a
+    /// compositor that stops repainting still stops the drawing.
+    static let maximumFramesInFlight = 2
     /// Buffers per surface: one on screen, one being drawn; one more only while the compositor
     /// holds both (it releases a buffer once a newer one has replaced it).
     static let bufferCount = 2
@@ -53,8 +59,8 @@ final class OverlayDisplay {
     /// Buffers of an old size or scale: destroyed once a buffer of the new one is committed
     /// (destroying the one on screen before that could show nothing for a moment).
     var retired: [ShmBuffer] = []
-    var frameCallback: OpaquePointer?
-    var frameRequested = 0.0
+    /// The frame callbacks of commits not shown yet, oldest first, with when each was asked.
+    var frameCallbacks: [(callback: OpaquePointer, requested: Double)] = []
     var surfaceClosed = false
     /// Set after a configure: the next commit repaints everything (a new size, a first map).
     var needsFull = true
@@ -165,7 +171,7 @@ final class OverlayDisplay {
                 if errno == EAGAIN { wantsOut = Int16(POLLOUT) } else { wl_display_cancel_read(display); return shown }
             }
             var timeout: Int32 = -1
-            if frameCallback != nil { timeout = Int32(max(1, (frameRequested + Self.frameCallbackTimeout - now()) * 1000)) }
+            if let oldest = frameCallbacks.first { timeout = Int32(max(1, (oldest.requested + Self.frameCallbackTimeout - now()) * 1000)) }
             if !failedScenes.isEmpty { timeout = timeout < 0 ? Int32(Self.sceneRetry * 1000) : min(timeout, Int32(Self.sceneRetry * 1000)) }
             var fds = [pollfd(fd: fd, events: Int16(POLLIN) | wantsOut, revents: 0), pollfd(fd: mailbox.fd, events: Int16(POLLIN), revents: 0)]
             let n = poll(&fds, 2, timeout)
@@ -229,8 +235,8 @@ final class OverlayDisplay {
     }
 
     func destroySurface() {
-        if let frameCallback { wl_callback_destroy(frameCallback) }
-        frameCallback = nil
+        for (callback, _) in frameCallbacks { wl_callback_destroy(callback) }
+        frameCallbacks = []
         ready = nil
         for buffer in buffers + retired { buffer.destroy() }
         buffers = []
@@ -367,13 +373,13 @@ final class OverlayDisplay {
     @discardableResult
     func update() -> Bool {
         guard configured, surface != nil else { return false }
-        if frameCallback != nil, now() - frameRequested >= Self.frameCallbackTimeout {
-            wl_callback_destroy(frameCallback)
-            frameCallback = nil
+        while let oldest = frameCallbacks.first, now() - oldest.requested >= Self.frameCallbackTimeout {
+            wl_callback_destroy(oldest.callback)
+            frameCallbacks.removeFirst()
         }
         let target = mailbox.current
         if target.generation != drawnGeneration || needsFull || retryDue(target) { draw(target) }
-        guard ready != nil, frameCallback == nil else { return false }
+        guard ready != nil, frameCallbacks.count < Self.maximumFramesInFlight else { return false }
         commit()
         return true
     }
@@ -450,9 +456,10 @@ final class OverlayDisplay {
                 wl_surface_damage(surface, Int32(x), Int32(y), Int32((d.x + d.width + scale - 1) / scale - x), Int32((d.y + d.height + scale - 1) / scale - y))
             }
         }
-        frameCallback = wl_surface_frame(surface)
-        wl_callback_add_listener(frameCallback, Listeners.frame, me)
-        frameRequested = now()
+        if let callback = wl_surface_frame(surface) {
+            wl_callback_add_listener(callback, Listeners.frame, me)
+            frameCallbacks.append((callback, now()))
+        }
         wl_surface_commit(surface)
         drawn.buffer.busy = true
         for old in retired { old.destroy() }

@@ -210,7 +210,8 @@ final class Daemon {
 
     /// `width` × `height`: curtaind's [display], the size its frames are computed for (the
     /// output's pixels).
-    init(compositor: Compositor, external: Bool = false, width: Int = Overlay.width, height: Int = Overlay.height) async throws {
+    /// `extra`: more of curtain.toml (a [transitions] table).
+    init(compositor: Compositor, external: Bool = false, width: Int = Overlay.width, height: Int = Overlay.height, extra: String = "") async throws {
         directory = TestEnvironment.temporaryDirectory("overlay")
         socket = directory.appendingPathComponent("s").path
         config = directory.appendingPathComponent("curtain.toml").path
@@ -236,6 +237,7 @@ final class Daemon {
             screens = ["home"]
             default_screen = "home"
             \(app)
+            \(extra)
             """.write(toFile: config, atomically: true, encoding: .utf8)
         process = try await Self.start(directory: directory, config: config, socket: socket)
     }

@@ -207,6 +207,55 @@ import Testing
         }
     }
 
+    /// Seed 004 (hero) with elements the app reports (io.curtain.App.Ready): curtaind's
+    /// frames already carry the hand-off (it rebuilds the reveal from the elements; GetScene's
+    /// `elements` and `hidden` are for the app and for replays), so the overlay, drawing those
+    /// values over hero's scene from GetScene, matches `curtainctl render --events` of the held
+    /// frame with revealOnSway's tolerance, the logo on its way to the reported frame.
+    @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
+    func heroWithReportedElements() async throws {
+        try #require(Overlay.missing(Self.swayTools).isEmpty, "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)")
+        let compositor = try await Compositor.sway()
+        let daemon = try await Daemon(compositor: compositor, external: true, extra: "[transitions]\nreveal = \"hero\"")
+        let overlay = try await startOverlay(compositor, daemon)
+        defer { Overlay.killTree(overlay.pid) }
+        #expect(await overlay.waitFor("on the overlay layer", within: Overlay.timeout), "\(overlay.output)")
+        #expect(try await daemon.ctl("launch", "--normal", "shop").status == 0)
+        let watch = try await TestProcess(TestEnvironment.product("curtainctl"), ["watch", "1", "--frames", "--json", "short"],
+                                          environment: ["CURTAIN_SOCKET": daemon.socket])
+        defer { Overlay.killTree(watch.pid) }
+        #expect(await overlay.waitFor("launch 1: scene ", within: Overlay.timeout), "\(overlay.output)")
+        #expect(overlay.output.contains("hero.scene.json"), "GetScene names hero's scene: \(overlay.output)")
+        let python = TestEnvironment.repository.appendingPathComponent(".venv/bin/python").path
+        let ready = try await TestProcess.run(python, ["-m", "varlink.cli", "call", "unix:\(daemon.socket)/io.curtain.App.Ready",
+            #"{"launch": 1, "elements": {"logo": {"x": 40, "y": 40, "width": 48, "height": 48}}}"#])
+        #expect(ready.status == 0, "\(ready)")
+        #expect(await watch.waitFor("\"to\":\"revealing\"", within: Overlay.timeout), "\(watch.output.suffix(2000))")
+        #expect(try await daemon.ctl("control", "1", "seek", "0.5").status == 0)
+        #expect(await watch.waitFor("\"progress\":0.5,", within: Overlay.timeout))
+        let held = try #require(watch.output.split(separator: "\n").last { $0.contains("\"progress\":0.5,") })
+        #expect(held.contains("hero.logo"), "the frame animates hero's logo: \(held)")
+        let shots = TestEnvironment.temporaryDirectory("overlay-shots")
+        defer { try? FileManager.default.removeItem(at: shots) }
+        let events = shots.appendingPathComponent("held.jsonl")
+        try String(held).write(to: events, atomically: true, encoding: .utf8)
+        let scene = TestEnvironment.repository.appendingPathComponent("scenes/hero/hero.scene.json").path
+        let rendered = try await TestProcess.run(TestEnvironment.product("curtainctl"), [
+            "render", "--events", events.path, "--scene", scene, "--size", "\(Overlay.width)x\(Overlay.height)",
+            // No app window: sway's empty workspace (its clear colour, 0.25 grey) is below.
+            "--destination", "#404040", "--out", shots.appendingPathComponent("expected").path,
+        ])
+        #expect(rendered.status == 0, "\(rendered)")
+        let path = shots.appendingPathComponent("expected/launch1-0000.png").path
+        let expected = Screen(image: try #require(Image.readPNG(path)), path: path)
+        var screen: Screen? = nil
+        let matches = try await Overlay.eventually {
+            screen = try await compositor.screenshot(shots)
+            return screen!.mismatch(expected) <= 0.01
+        }
+        #expect(matches, "hero mid-reveal matches curtainctl render: \(screen.map { "\($0.mismatch(expected)) differ (\($0.path) vs \(path))" } ?? "")")
+    }
+
     /// curtaind killed mid-launch: the splash stays (no flash) while it is gone, the overlay
     /// reconnects to the restarted daemon, clears (the interrupted launch ended) and shows the
     /// next launch.
