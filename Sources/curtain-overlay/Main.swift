@@ -28,7 +28,7 @@ struct CurtainOverlay: ParsableCommand {
     @Option(help: ArgumentHelp("Draw every launch over this scene file, whatever curtaind says (GetScene).", valueName: "file"))
     var scene: String?
 
-    @Option(help: ArgumentHelp("Append a line per committed frame: when it was due and when it was committed (CLOCK_BOOTTIME seconds), and the CPU seconds drawing it took (make bench).", valueName: "file"))
+    @Option(help: ArgumentHelp("Append a line per committed frame: when it was due and when it was committed (CLOCK_BOOTTIME seconds), the CPU seconds drawing it took, then when it was received, drawing started, rendered and copied (make bench).", valueName: "file"))
     var trace: String?
 
     func validate() throws {
