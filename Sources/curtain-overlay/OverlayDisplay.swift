@@ -98,7 +98,7 @@ final class OverlayDisplay {
     var passThrough: Bool?
     var checkedLaunches: Set<Int64> = []
 
-    /// A frame complete in a buffer, waiting for the last commit's frame callback.
+    /// A frame complete in a buffer, not committed yet (too many commits wait for callbacks).
     struct Ready {
         var buffer: ShmBuffer
         /// What changed since the last commit, in buffer pixels (nil: nothing).
@@ -369,7 +369,7 @@ final class OverlayDisplay {
     // MARK: drawing
 
     /// Draws the newest target into a free buffer as soon as it is new, and commits what is
-    /// drawn once the last commit's frame callback has come; true if it committed.
+    /// drawn unless `maximumFramesInFlight` commits wait for their callback; true if it committed.
     @discardableResult
     func update() -> Bool {
         guard configured, surface != nil else { return false }
