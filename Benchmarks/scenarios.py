@@ -2,7 +2,7 @@
 """make bench, issue 9's scenarios: curtaind (release) under load from curtain-load, a separate
 process, each number next to a reference measured in the same run on this machine.
 
-Usage: scenarios.py BUILD_DIR STATIC_BUILD_DIR RESULTS_DIR [frames]   (frames: scenario 4 alone)
+Usage: scenarios.py BUILD_DIR STATIC_BUILD_DIR RESULTS_DIR [frames|launch]   (scenario 4 or 3 alone)
   BUILD_DIR/release holds curtaind and curtain-load; STATIC_BUILD_DIR/release a static
   curtainctl. Writes RESULTS_DIR/scenarios.json. Every load is bounded in count and time and
   stays on this machine (Unix sockets in a temporary directory).
@@ -260,6 +260,20 @@ def frame_pacing(build, load_bin):
     return frames, floors
 
 
+def launch_overhead(build, load_bin):
+    """3. Launch overhead: an app that sends READY=1 when told (after the launch holds)."""
+    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+        go, sent = f"{d}/go", f"{d}/sent"
+        os.mkfifo(go); os.mkfifo(sent)
+        daemon = Daemon(build, d, config(d, [load_bin, "app", "--go", go, "--sent", sent], appear=0.004, reveal=0.004))
+        try:
+            result = load(build, "launch", "--socket", daemon.socket, "--count", N(1000, 100), "--app", "bench", "--go", go, "--sent", sent)
+            log("3. launch overhead", result)
+            return result
+        finally:
+            daemon.stop()
+
+
 def main(build, static_build, results):
     build, static_build = os.path.abspath(build) + "/release", os.path.abspath(static_build) + "/release"
     os.makedirs(results, exist_ok=True)
@@ -283,16 +297,7 @@ def main(build, static_build, results):
         out["plymouth"] = plymouth_reference(d, N(1000, 100))
         log("1. plymouth", out["plymouth"])
 
-    # 3. Launch overhead: an app that sends READY=1 when told (after the launch holds).
-    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
-        go, sent = f"{d}/go", f"{d}/sent"
-        os.mkfifo(go); os.mkfifo(sent)
-        daemon = Daemon(build, d, config(d, [load_bin, "app", "--go", go, "--sent", sent], appear=0.004, reveal=0.004))
-        try:
-            out["launch_us"] = load(build, "launch", "--socket", daemon.socket, "--count", N(1000, 100), "--app", "bench", "--go", go, "--sent", sent)
-            log("3. launch overhead", out["launch_us"])
-        finally:
-            daemon.stop()
+    out["launch_us"] = launch_overhead(build, load_bin)
 
     # 6. Throughput: launches one after another, with transitions of 10 µs; the app
     # (Benchmarks/ReadyApp, C) sends READY=1 at once and exits; /bin/true spawned as often is
@@ -359,5 +364,11 @@ if __name__ == "__main__":
         os.makedirs(sys.argv[3], exist_ok=True)
         frames, floors = frame_pacing(build_dir, f"{build_dir}/curtain-load")
         json.dump({"frames": frames, "frames_floor": floors}, open(os.path.join(sys.argv[3], "frames.json"), "w"), indent=2)
+    elif sys.argv[4:] == ["launch"]:
+        # Scenario 3 alone (Launch → presenting, READY=1 → revealing), e.g. after a change of the state path.
+        build_dir = os.path.abspath(sys.argv[1]) + "/release"
+        os.makedirs(sys.argv[3], exist_ok=True)
+        json.dump({"launch_us": launch_overhead(build_dir, f"{build_dir}/curtain-load")},
+                  open(os.path.join(sys.argv[3], "launch.json"), "w"), indent=2)
     else:
         main(*sys.argv[1:4])

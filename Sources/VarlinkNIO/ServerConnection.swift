@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOCore
 import Synchronization
 import Varlink
@@ -14,14 +17,21 @@ final class ServerConnection: Sendable {
     private let gate: ReadGate
     /// Set by `abort`: nothing more is written (the abort's message is the last).
     private let aborted = Atomic<Bool>(false)
+    /// While a streaming call has the socket (`takeOver`): every write goes through it.
+    private let direct = Mutex<SocketWriter?>(nil)
+    /// Output buffered before `write` waits (the server's outputBufferLimit).
+    private let outputLimit: Int
 
     /// Installs the bridge at the end of `channel`'s pipeline (on its event loop).
-    init(channel: any Channel) throws {
+    init(channel: any Channel, outputLimit: Int = 16 * 1024) throws {
         self.channel = channel
+        self.outputLimit = outputLimit
         let (messages, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
         self.messages = messages
         gate = ReadGate()
         try channel.pipeline.syncOperations.addHandler(InboundBridge(continuation: continuation, gate: gate))
+        // The socket's writer goes with the channel: NIO closed its descriptor, ours follows.
+        channel.closeFuture.whenComplete { [self] _ in direct.withLock { $0 }?.close() }
     }
 
     /// Call after taking each message: reading resumes once the backlog has drained.
@@ -35,6 +45,11 @@ final class ServerConnection: Sendable {
     /// buffer stays bounded.
     func write(_ bytes: [UInt8]) async throws {
         guard !isAborted else { throw ChannelError.outputClosed }
+        if let writer = direct.withLock({ $0 }) {
+            guard writer.write(bytes, replaceable: false) else { throw ChannelError.outputClosed }
+            if writer.queuedBytes > outputLimit, !(await writer.drained()) { throw ChannelError.outputClosed }
+            return
+        }
         let buffer = ByteBuffer(bytes: bytes)
         if channel.isWritable {
             channel.writeAndFlush(buffer, promise: nil)
@@ -43,17 +58,72 @@ final class ServerConnection: Sendable {
         }
     }
 
-    /// Writes from the event loop, for fan-out without the serving task (see DirectWriter).
+    /// Gives the streaming call running now the socket (see `VarlinkService.DirectWriter`):
+    /// once NIO has written everything queued before, a dup() of the channel's descriptor
+    /// becomes the connection's only writer until `handBack`. NIO keeps reading (a hang-up
+    /// closes the channel, and the writer with it) and keeps the descriptor it closes.
     var directWriter: VarlinkService.DirectWriter {
+        VarlinkService.DirectWriter { [self] in
+            guard let writer = await takeOver() else { return nil }
+            return VarlinkService.DirectOutput(write: { writer.write($0, replaceable: $1) }, queued: { writer.queuedMessages },
+                                               waiting: { writer.waiting })
+        }
+    }
+
+    private func takeOver() async -> SocketWriter? {
+        guard !isAborted, direct.withLock({ $0 }) == nil else { return nil }
+        // Completed in order: once this empty write is done, NIO holds nothing for the socket.
+        guard (try? await channel.writeAndFlush(ByteBuffer()).get()) != nil else { return nil }
         let channel = self.channel
-        return VarlinkService.DirectWriter(
-            loop: ObjectIdentifier(channel.eventLoop),
-            execute: { body in channel.eventLoop.execute(body) },
-            writeIfWritable: { [self] bytes in
-                guard channel.isWritable, !self.isAborted else { return false }
-                channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
-                return true
-            })
+        return try? await channel.eventLoop.flatSubmit { [self] () -> EventLoopFuture<SocketWriter?> in
+            guard channel.isActive, let fd = Self.descriptor(of: channel) else { return channel.eventLoop.makeSucceededFuture(nil) }
+            // The number is read from NIO's description of the channel; the socket's cookie,
+            // asked through NIO, proves it is this channel's before anything is written to it.
+            return Self.cookie(of: channel).map { cookie -> SocketWriter? in
+                guard channel.isActive, let cookie else { return nil }
+                let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+                guard copy >= 0 else { return nil }
+                guard Self.cookie(of: copy) == cookie else { Glibc.close(copy); return nil }
+                let writer = SocketWriter(fd: copy)
+                self.direct.withLock { $0 = writer }
+                return writer
+            }
+        }.get()
+    }
+
+    /// The streaming call ended: once its output is written, NIO writes again (the next
+    /// call's replies follow it on the wire).
+    func handBack() async {
+        guard let writer = direct.withLock({ $0 }) else { return }
+        // A peer that does not read holds it up; a server that stops closes it.
+        let channel = self.channel
+        _ = await withTaskCancellationHandler { await writer.drained() } onCancel: { channel.close(promise: nil) }
+        if isAborted { return }   // the abort closes the channel, and the writer with it
+        direct.withLock { $0 = nil }
+        writer.close()
+    }
+
+    /// SO_COOKIE (<asm-generic/socket.h>): a number the kernel gives each socket, never reused.
+    private static let cookieOption: Int32 = 57
+
+    private static func cookie(of channel: any Channel) -> EventLoopFuture<UInt64?> {
+        guard let provider = channel as? any SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
+        return provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(cookieOption))
+            .map { (cookie: UInt64) -> UInt64? in cookie }.recover { _ in nil }
+    }
+
+    private static func cookie(of fd: Int32) -> UInt64? {
+        var cookie: UInt64 = 0
+        var size = socklen_t(MemoryLayout<UInt64>.size)
+        return getsockopt(fd, SOL_SOCKET, cookieOption, &cookie, &size) == 0 ? cookie : nil
+    }
+
+    /// The descriptor in NIO's description of a socket channel ("… fd=12 …"); NIO has no
+    /// public accessor for it.
+    static func descriptor(of channel: any Channel) -> Int32? {
+        let text = String(describing: channel)
+        guard let range = text.range(of: "fd=") else { return nil }
+        return Int32(text[range.upperBound...].prefix { $0.isNumber })
     }
 
     var isAborted: Bool { aborted.load(ordering: .relaxed) }
@@ -66,6 +136,18 @@ final class ServerConnection: Sendable {
     func abort(_ bytes: [UInt8], linger: TimeAmount) {
         guard !aborted.exchange(true, ordering: .relaxed) else { return }
         let channel = self.channel
+        if let writer = direct.withLock({ $0 }) {
+            // The streaming call has the socket: the last word goes behind what it queued.
+            channel.eventLoop.execute {
+                channel.setOption(.autoRead, value: false).whenFailure { _ in }
+                let deadline = channel.eventLoop.scheduleTask(in: linger) { channel.close(promise: nil) }
+                writer.finish(with: bytes) {
+                    deadline.cancel()
+                    channel.close(promise: nil)
+                }
+            }
+            return
+        }
         channel.eventLoop.execute {
             // Nothing more is read: the connection only drains its output now.
             channel.setOption(.autoRead, value: false).whenFailure { _ in }

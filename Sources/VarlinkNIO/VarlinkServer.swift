@@ -136,7 +136,7 @@ public final class VarlinkServer: Sendable {
                 try channel.pipeline.syncOperations.addHandler(
                     VarlinkFramingHandler(maximumMessageSize: configuration.maximumMessageSize, messageTimeout: configuration.messageTimeout,
                                           budget: budget))
-                let connection = try accepted.adopt(channel) { try ServerConnection(channel: channel) }
+                let connection = try accepted.adopt(channel) { try ServerConnection(channel: channel, outputLimit: configuration.outputBufferLimit) }
                 if connection == nil { channel.close(promise: nil) }
                 return Connection(channel: connection, peer: peer)
             }
@@ -220,6 +220,8 @@ public final class VarlinkServer: Sendable {
                     let handler = Task(executorPreference: executor) { await service.handle(call, peer: peer, send: send, disconnect: abort, direct: direct) }
                     streams.running(handler)
                     await withTaskCancellationHandler { await handler.value } onCancel: { handler.cancel() }
+                    // If the call took the socket: its output is written before the next call's.
+                    await connection.handBack()
                 } else {
                     // Others run to their end even if the peer is gone (oneway calls expect that).
                     await service.handle(call, peer: peer, send: send, disconnect: abort)

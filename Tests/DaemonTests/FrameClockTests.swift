@@ -1,5 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CurtainTestKit
 @testable import CurtainDaemon
+import Synchronization
 import Testing
 
 /// The daemon's frame clock (a timerfd on a thread of its own): never wakes a sleeper before
@@ -35,5 +39,40 @@ import Testing
         let deadline = clock.now.advanced(by: .milliseconds(5))
         try await clock.sleep(until: deadline)   // ok-sleep: under test
         #expect(clock.now >= deadline)
+    }
+
+    /// An actor on the clock's executor, as the driver is.
+    actor OnClock {
+        let clock: FrameClock
+        init(_ clock: FrameClock) { self.clock = clock }
+        nonisolated var unownedExecutor: UnownedSerialExecutor { clock.asUnownedSerialExecutor() }
+
+        /// The thread before and after waiting for an alarm, and the one the alarm fired on.
+        func waitForAlarm(at deadline: FrameClock.Instant) async -> (before: pthread_t, fired: pthread_t, after: pthread_t) {
+            let before = pthread_self()
+            let fired = await withCheckedContinuation { continuation in
+                _ = clock.schedule(at: deadline) { continuation.resume(returning: pthread_self()) }
+            }
+            return (before, fired, pthread_self())
+        }
+    }
+
+    /// The clock is the driver's executor: its jobs run on the clock's own thread, and an
+    /// alarm resumes the waiting actor on that thread — the frame path never crosses the pool.
+    @Test(.timeLimit(.minutes(1))) func anActorOnTheClockResumesOnItsThreadWhenAnAlarmFires() async throws {
+        let clock = try FrameClock()
+        let actor = OnClock(clock)
+        let deadline = clock.now.advanced(by: .milliseconds(5))
+        let threads = await actor.waitForAlarm(at: deadline)
+        #expect(clock.now >= deadline)
+        #expect(pthread_equal(threads.before, threads.fired) != 0 && pthread_equal(threads.fired, threads.after) != 0)
+        #expect(pthread_equal(threads.before, pthread_self()) == 0)
+        // An alarm taken back never fires.
+        let fired = Mutex(false)
+        let alarm = clock.schedule(at: clock.now.advanced(by: .milliseconds(200))) { fired.withLock { $0 = true } }
+        #expect(clock.cancel(alarm))
+        let later = clock.now.advanced(by: .milliseconds(250))
+        try await clock.sleep(until: later)   // ok-sleep: under test (the clock's own sleep, past the cancelled alarm)
+        #expect(!fired.withLock { $0 })
     }
 }

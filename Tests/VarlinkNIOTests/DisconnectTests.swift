@@ -22,17 +22,12 @@ import Varlink
         let (cut, signal) = AsyncStream.makeStream(of: Int.self)
         var builder = InterfaceBuilder(interface)
         builder.rawMethod("Stall", options: .init(requiresMore: true)) { request, reply in
-            guard let direct = request.direct else { throw VarlinkError("org.example.stall.NoDirect") }
+            guard let output = await request.direct?.takeOver() else { throw VarlinkError("org.example.stall.NoDirect") }
             let message = try reply.prepare(["data": .string(String(repeating: "x", count: 8192))]).message(continues: true)
-            // On the IO thread: write until the connection takes no more (NIO's buffer past its
-            // high mark, the socket's full) — the state a stalled observer is cut off in.
-            let written = await withCheckedContinuation { (done: CheckedContinuation<Int, Never>) in
-                direct.execute {
-                    var count = 0
-                    while direct.writeIfWritable(message) { count += 1 }
-                    done.resume(returning: count)
-                }
-            }
+            // Straight to the socket: write until a message waits for the peer (the socket is
+            // full) — the state a stalled observer is cut off in.
+            var written = 0
+            while output.waiting() == nil, output.write(message, false) { written += 1 }
             await request.disconnect(VarlinkError("org.example.stall.TooSlow", ["replies": .int(Int64(written))]))
             signal.yield(written)
             signal.finish()

@@ -186,11 +186,9 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
                 everyNth = max(1, Int((await driver.fps / fps).rounded(.down)))
             }
             let configuration = state.current
-            let direct = request.direct.map { writer in
-                Broadcaster.Direct(writer: writer, message: { shared in try? shared.message(for: reply) })
-            }
+            let limit = configuration.daemon.observerQueue
             let subscription = driver.broadcaster.add(.init(launch: only?.value, frames: p["frames"] == .bool(true), everyNth: everyNth),
-                                                      limit: configuration.daemon.observerQueue, direct: direct)
+                                                      limit: limit)
             defer { driver.broadcaster.remove(subscription.id) }
             // Where things stand now, so the observer starts in sync.
             let current = await driver.list().filter { only == nil ? !$0.state.isEnded : $0.id == only }
@@ -201,10 +199,8 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
                 try await reply(["event": .object(snapshot)], !last)
                 if last { return }
             }
-            try await Self.stream(subscription.mailbox, only: only, grace: configuration.daemon.observerGrace, request: request,
-                                  frame: { shared in try await reply(try shared.prepared(for: reply), true) }) { event, last in
-                try await reply(["event": .object(event)], !last)
-            }
+            try await Self.watch(subscription.mailbox, only: only, limit: limit, grace: configuration.daemon.observerGrace,
+                                 request: request, reply: reply)
         }
 
         var app = InterfaceBuilder(Self.appText)
@@ -261,12 +257,48 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
         return [launcher, app]
     }
 
+    /// A Watch's replies after its snapshot. Where the transport gives the call its socket,
+    /// whoever publishes (the frame loop, the driver) writes each reply to it at once — no task
+    /// switch per observer and frame; the stream then sends only what queued while it was busy
+    /// and, for one launch, the final reply. Elsewhere the stream sends everything.
+    static func watch(_ mailbox: ObserverMailbox, only: LaunchID?, limit: Int, grace: Double,
+                      request: VarlinkService.Request, reply: VarlinkService.Reply) async throws {
+        let output = await request.direct?.takeOver()
+        if let output { mailbox.attach(sink(output, only: only, limit: limit, reply: reply)) }
+        try await stream(mailbox, only: only, grace: grace, request: request,
+                         stalled: { output?.waiting().map { $0 > .seconds(grace) } ?? false },
+                         frame: { shared in try await reply(try shared.prepared(for: reply), true) }) { event, last in
+            try await reply(["event": .object(event)], !last)
+        }
+    }
+
+    /// Writes a Watch's items to its socket: frames replaceable (a stalled peer keeps only the
+    /// newest waiting), events never dropped — past `limit` of them waiting, it is cut off.
+    static func sink(_ output: VarlinkService.DirectOutput, only: LaunchID?, limit: Int,
+                     reply: VarlinkService.Reply) -> ObserverMailbox.Sink {
+        { item, shared in
+            switch item {
+            case .frame(let frame):
+                // A frame that fails to encode is skipped, as it always was.
+                guard let message = try? frame.message(for: reply) else { return .taken }
+                return output.write(message, true) ? .taken : .cutOff
+            case .event(let event):
+                // The final reply is the stream's, so the call knows it ended.
+                if only != nil, event.endsLaunch { return .refused }
+                guard let message = try? (shared ?? SharedEvent(event)).message(for: reply) else { return .refused }
+                return output.write(message, false) && output.queued() <= limit ? .taken : .cutOff
+            }
+        }
+    }
+
     /// Writes an observer's mailbox out. Each reply must be taken within `grace` seconds, or
-    /// the observer is disconnected with ObserverTooSlow; so is one whose mailbox overflowed.
+    /// the observer is disconnected with ObserverTooSlow (also when `stalled` says a reply its
+    /// sink wrote waits that long); so is one whose mailbox overflowed.
     /// With `only`, the stream ends with that launch's final state event. `frame`, when
     /// given, sends frames (shared by every observer, so encoded once); otherwise `send` does,
     /// given the event's JSON (a frame's built once for all observers).
     static func stream(_ mailbox: ObserverMailbox, only: LaunchID?, grace: Double, request: VarlinkService.Request,
+                       stalled: @escaping @Sendable () -> Bool = { false },
                        frame: (@Sendable (SharedFrame) async throws -> Void)? = nil,
                        send: @escaping @Sendable ([String: JSONValue], Bool) async throws -> Void) async throws {
         // One watchdog per stream, not one per reply (a task per frame per observer was the
@@ -275,7 +307,8 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
         let watchdog = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(grace / 4))   // the check interval
-                if inFlight.sending(longerThan: grace) {
+                // A reply in flight from the stream, or one waiting on the socket it gave its sink.
+                if inFlight.sending(longerThan: grace) || stalled() {
                     await request.disconnect(LauncherErrors.observerTooSlow(grace))
                     return
                 }
@@ -288,7 +321,7 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             if let only, launch != only { continue }
             var last = false
             if only != nil, case .event(let event) = item, event.endsLaunch { last = true }
-            if last { mailbox.close() }   // no frame may be written directly after the final reply
+            if last { mailbox.close() }   // nothing may be written by the sink after the final reply
             inFlight.start()
             switch item {
             case .frame(let shared): if let frame { try await frame(shared) } else { try await send(shared.event, last) }

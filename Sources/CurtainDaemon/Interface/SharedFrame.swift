@@ -38,3 +38,20 @@ final class SharedFrame: Sendable, Equatable {
 
     static func == (a: SharedFrame, b: SharedFrame) -> Bool { a.frame == b.frame }
 }
+
+/// A state event (or a destination change) as every Watch observer written to directly gets
+/// it: its reply message encoded by the first observer that needs it, not once per observer.
+final class SharedEvent: Sendable {
+    let event: LaunchEvent
+    private let encoded = Mutex<(method: String, message: [UInt8])?>(nil)
+
+    init(_ event: LaunchEvent) { self.event = event }
+
+    /// The whole reply message `{"event": …}` (continues: true) for `reply`'s method.
+    func message(for reply: VarlinkService.Reply) throws -> [UInt8] {
+        if let cached = encoded.withLock({ $0 }), cached.method == reply.method { return cached.message }
+        let message = try reply.prepare(["event": .object(Wire.event(event))]).message(continues: true)
+        encoded.withLock { $0 = (reply.method, message) }
+        return message
+    }
+}

@@ -9,28 +9,38 @@ import Synchronization
 /// `Task.sleep` on Linux goes through Dispatch's timers, which woke ≈220 µs late here (a frame
 /// observer's p99 lateness was 1.3 ms); an absolute timerfd has no leeway and no coalescing.
 ///
+/// The thread is also a serial executor: the driver actor runs on it (`LaunchDriver`), so a
+/// timer that fires resumes the driver's loop on the same thread, at once — no hop through the
+/// concurrency pool between the deadline and the frame's write to the observers' sockets.
+///
 /// One thread serves every sleeper of a clock: the earliest deadline arms the timer, a
 /// sleeper that is cancelled leaves at once (with `CancellationError`, as `Task.sleep`).
-public final class FrameClock: Clock, @unchecked Sendable {
+public final class FrameClock: Clock, SerialExecutor, @unchecked Sendable {
     public typealias Instant = ContinuousClock.Instant
     public typealias Duration = Swift.Duration
 
     public var now: Instant { .now }
     public var minimumResolution: Duration { .nanoseconds(1) }
 
-    private struct Sleeper {
+    private struct Alarm {
         let id: UInt64
         let deadline: Instant
-        let continuation: CheckedContinuation<Void, any Error>
+        let fire: @Sendable () -> Void
     }
 
     private struct State {
-        var sleepers: [Sleeper] = []
+        var alarms: [Alarm] = []
         var nextID: UInt64 = 0
         var armed: Instant? = nil
+        var jobs: [UnownedJob] = []
+        /// The thread waits in poll(2): a job must wake it.
+        var idle = false
     }
 
     private let timer: Int32
+    /// A pipe that wakes the thread for a job.
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
     private let state = Mutex(State())
 
     public enum Failure: Error, CustomStringConvertible {
@@ -40,11 +50,21 @@ public final class FrameClock: Clock, @unchecked Sendable {
         }
     }
 
+    /// Drivers on other clocks (tests' manual clock) run on this one's thread.
+    static let shared: FrameClock = { do { return try FrameClock() } catch { fatalError("\(error)") } }()
+
     /// Opens the timer and starts its thread; the clock lives as long as the process (the
     /// daemon has one).
     public init() throws(Failure) {
-        timer = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC))
+        timer = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
         guard timer >= 0 else { throw .system("timerfd_create", errno) }
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { close(timer); throw .system("pipe", errno) }
+        for fd in ends {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        (wakeRead, wakeWrite) = (ends[0], ends[1])
         var thread = pthread_t()
         let box = Unmanaged.passRetained(self).toOpaque()
         let created = pthread_create(&thread, nil, { raw in
@@ -54,33 +74,83 @@ public final class FrameClock: Clock, @unchecked Sendable {
         }, box)
         guard created == 0 else {
             Unmanaged<FrameClock>.fromOpaque(box).release()
-            close(timer)
+            close(timer); close(ends[0]); close(ends[1])
             throw .system("pthread_create", created)
         }
         pthread_detach(thread)
     }
 
+    // MARK: Executor
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let wake = state.withLock { s in
+            s.jobs.append(job)
+            defer { s.idle = false }
+            return s.idle
+        }
+        if wake { self.wake() }
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    // MARK: Clock
+
+    /// Calls `fire` on the clock's thread once `deadline` has passed; `cancel` with the id
+    /// returned takes it back.
+    func schedule(at deadline: Instant, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
+        let (id, wake) = state.withLock { s -> (UInt64, Bool) in
+            s.nextID += 1
+            s.alarms.append(Alarm(id: s.nextID, deadline: deadline, fire: fire))
+            guard s.armed.map({ deadline < $0 }) ?? true else { return (s.nextID, false) }
+            arm(&s, at: deadline)
+            return (s.nextID, false)
+        }
+        if wake { self.wake() }
+        return id
+    }
+
+    /// Takes back an alarm not yet fired; true if it was.
+    @discardableResult
+    func cancel(_ id: UInt64) -> Bool {
+        state.withLock { s in
+            guard let index = s.alarms.firstIndex(where: { $0.id == id }) else { return false }
+            s.alarms.remove(at: index)
+            return true
+        }
+    }
+
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         if deadline <= .now { return }
-        let id = state.withLock { state -> UInt64 in state.nextID += 1; return state.nextID }
+        let sleeper = Sleeper()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    // Cancelled before the continuation existed: the handler found nothing to resume.
-                    if Task.isCancelled { return true }
-                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    if state.armed.map({ deadline < $0 }) ?? true { arm(&state, at: deadline) }
-                    return false
-                }
-                if resumeNow { continuation.resume(throwing: CancellationError()) }
+                sleeper.continuation.withLock { $0 = continuation }
+                // Cancelled before the continuation existed: the handler found nothing to resume.
+                if Task.isCancelled { return sleeper.resume(throwing: CancellationError()) }
+                let alarm = schedule(at: deadline) { sleeper.resume(throwing: nil) }
+                sleeper.alarm.withLock { $0 = alarm }
             }
         } onCancel: {
-            let cancelled = state.withLock { state -> Sleeper? in
-                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.sleepers.remove(at: index)
-            }
-            cancelled?.continuation.resume(throwing: CancellationError())
+            if let alarm = sleeper.alarm.withLock({ $0 }) { cancel(alarm) }
+            sleeper.resume(throwing: CancellationError())
+        }
+    }
+
+    /// One sleep: resumed once, by its alarm or its cancellation.
+    private final class Sleeper: Sendable {
+        let continuation = Mutex<CheckedContinuation<Void, any Error>?>(nil)
+        let alarm = Mutex<UInt64?>(nil)
+
+        func resume(throwing error: (any Error)?) {
+            guard let continuation = continuation.withLock({ $0.take() }) else { return }
+            if let error { continuation.resume(throwing: error) } else { continuation.resume() }
         }
     }
 
@@ -98,24 +168,37 @@ public final class FrameClock: Clock, @unchecked Sendable {
         _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
     }
 
-    /// The timer's thread: wakes when the earliest deadline passes, resumes every sleeper due,
-    /// and arms the timer for the next.
+    /// The thread: fires the alarms due when the timer expires (re-arming it for the next), and
+    /// runs the jobs enqueued on it, until there is nothing to do; then waits for either.
     private func serve() {
         var expirations: UInt64 = 0
+        var drain = [UInt8](repeating: 0, count: 64)
+        var fds = [pollfd(fd: timer, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
         while true {
-            let n = read(timer, &expirations, 8)
-            if n < 0 && errno != EINTR && errno != EAGAIN { return }
-            let due = state.withLock { state -> [Sleeper] in
+            _ = read(timer, &expirations, 8)
+            let due = state.withLock { state -> [Alarm] in
                 let now = Instant.now
-                let due = state.sleepers.filter { $0.deadline <= now }
-                state.sleepers.removeAll { $0.deadline <= now }
+                let due = state.alarms.filter { $0.deadline <= now }
+                guard !due.isEmpty || state.armed.map({ $0 <= now }) == true else { return [] }
+                state.alarms.removeAll { $0.deadline <= now }
                 // Always re-armed for the earliest left (also when the wake came a hair before
                 // a deadline, as the two clocks' readings may differ by a nanosecond).
                 state.armed = nil
-                if let next = state.sleepers.min(by: { $0.deadline < $1.deadline })?.deadline { arm(&state, at: next) }
-                return due
+                if let next = state.alarms.min(by: { $0.deadline < $1.deadline })?.deadline { arm(&state, at: next) }
+                return due.sorted { $0.deadline < $1.deadline }
             }
-            for sleeper in due { sleeper.continuation.resume() }
+            for alarm in due { alarm.fire() }
+            // Jobs, including those the alarms just made ready, until none is left.
+            while let jobs = state.withLock({ s -> [UnownedJob]? in
+                if s.jobs.isEmpty { s.idle = true; return nil }
+                defer { s.jobs.removeAll(keepingCapacity: true) }
+                return s.jobs
+            }) {
+                for job in jobs { job.runSynchronously(on: asUnownedSerialExecutor()) }
+            }
+            if poll(&fds, 2, -1) < 0 { continue }
+            if fds[1].revents != 0 { while read(wakeRead, &drain, drain.count) > 0 {} }
+            state.withLock { $0.idle = false }
         }
     }
 }

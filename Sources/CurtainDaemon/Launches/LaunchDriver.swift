@@ -4,6 +4,7 @@ import Glibc
 import CurtainConfig
 import CurtainCore
 import Logging
+import Synchronization
 
 /// Runs one display's `Coordinator` in time: feeds it inputs stamped with the clock, carries
 /// out its effects (app supervision, observers, the journal, STATUS=), and drives the frame
@@ -33,8 +34,16 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     /// Each launch's scene (GetScene), kept while the coordinator remembers the launch.
     private var scenes: [LaunchID: LaunchScene] = [:]
     private var status = ""
-    private var sleeper: Task<Void, Never>?
+    /// How the loop's current wait ends early (an input arrived).
+    private var wakeup: Wakeup?
     private var stopped = false
+
+    /// The driver runs on its frame clock's thread (on a shared one for other clocks): the
+    /// timer's expiry resumes the loop right there, and the frame is evaluated and written to
+    /// the observers' sockets before the thread waits again — no hop through the pool.
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        ((clock as? FrameClock) ?? FrameClock.shared).asUnownedSerialExecutor()
+    }
 
     /// Told the launches in flight and the last id given whenever either changes (the state
     /// file a restarted daemon reads).
@@ -138,15 +147,49 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             let wake = nextWake()
             let clock = self.clock
             let deadline = epoch.advanced(by: .seconds(wake ?? 86_400 * 365))
-            let sleeper = Task { _ = try? await clock.sleep(until: deadline, tolerance: nil) }
-            self.sleeper = sleeper
-            await withTaskCancellationHandler { await sleeper.value } onCancel: { sleeper.cancel() }
+            let wakeup = Wakeup()
+            self.wakeup = wakeup
+            let disarm: () -> Void
+            if let frameClock = clock as? FrameClock, let at = deadline as? FrameClock.Instant {
+                // Fired on the clock's thread, which is this actor's: the loop resumes there.
+                let alarm = frameClock.schedule(at: at) { wakeup.fire() }
+                disarm = { frameClock.cancel(alarm) }
+            } else {
+                let sleeper = Task { _ = try? await clock.sleep(until: deadline, tolerance: nil); wakeup.fire() }
+                disarm = { sleeper.cancel() }
+            }
+            // Awaited here, not in a nonisolated method (which would resume on the pool first).
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { wakeup.park($0) }
+            } onCancel: { wakeup.fire() }
+            disarm()
             tick()
         }
     }
 
     /// Input arrived: the loop recomputes when to wake.
-    private func poke() { sleeper?.cancel() }
+    private func poke() { wakeup?.fire() }
+
+    /// One wait of the loop, ended once: by its deadline, an input or cancellation.
+    private final class Wakeup: Sendable {
+        private let state = Mutex<(fired: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+        func fire() {
+            state.withLock { s in
+                defer { s.fired = true; s.waiter = nil }
+                return s.fired ? nil : s.waiter
+            }?.resume()
+        }
+
+        func park(_ continuation: CheckedContinuation<Void, Never>) {
+            let now = state.withLock { s in
+                if s.fired { return true }
+                s.waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 
     private func nextWake() -> Double? {
         let deadline = coordinator.nextDeadline

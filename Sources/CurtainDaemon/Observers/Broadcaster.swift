@@ -13,17 +13,9 @@ final class Broadcaster: Sendable {
         var everyNth: Int = 1
     }
 
-    /// How frames reach an observer without waking its stream (Watch over a transport that
-    /// can write from its IO thread): the writer, and the frame's encoded message.
-    struct Direct: Sendable {
-        let writer: VarlinkService.DirectWriter
-        let message: @Sendable (SharedFrame) -> [UInt8]?
-    }
-
     private struct Observer {
         let filter: Filter
         let mailbox: ObserverMailbox
-        let direct: Direct?
 
         func wants(launch: UInt64, frameIndex: Int?) -> Bool {
             if let wanted = filter.launch, wanted != launch { return false }
@@ -38,10 +30,10 @@ final class Broadcaster: Sendable {
     var count: Int { observers.withLock { $0.count } }
 
     /// Registers an observer; remove it with `remove` when its stream ends.
-    func add(_ filter: Filter, limit: Int, direct: Direct? = nil) -> (id: Int, mailbox: ObserverMailbox) {
+    func add(_ filter: Filter, limit: Int) -> (id: Int, mailbox: ObserverMailbox) {
         let id = nextID.add(1, ordering: .relaxed).newValue
         let mailbox = ObserverMailbox(limit: limit)
-        observers.withLock { $0[id] = Observer(filter: filter, mailbox: mailbox, direct: direct) }
+        observers.withLock { $0[id] = Observer(filter: filter, mailbox: mailbox) }
         return (id, mailbox)
     }
 
@@ -55,34 +47,20 @@ final class Broadcaster: Sendable {
         let launch = event.launch.value
         let targets = observers.withLock { o in o.values.filter { $0.wants(launch: launch, frameIndex: nil) }.map(\.mailbox) }
         // One that overflows is cut off by its own stream (ObserverTooSlow).
-        targets.forEach { $0.post(.event(event)) }
+        let shared = SharedEvent(event)
+        targets.forEach { $0.post(.event(event), shared: shared) }
     }
 
-    /// A frame: encoded once (`SharedFrame`); written from each connection's IO thread (one
-    /// job per thread) to observers that are idle, queued for the others. A final frame (the
-    /// reveal's end state) reaches every frame observer, whatever rate it asked for.
+    /// A frame: encoded once (`SharedFrame`), then one loop over the observers on this
+    /// thread — written to the socket of each that waits with nothing queued (its mailbox's
+    /// sink), queued for the others. A final frame (the reveal's end state) reaches every
+    /// frame observer, whatever rate it asked for.
     func publish(_ frame: LaunchFrame) {
         let launch = frame.launch.value
         let index = frame.final ? 0 : frame.index
-        let shared = SharedFrame(frame)
-        let item = ObserverMailbox.Item.frame(shared)
-        let targets = observers.withLock { o in o.values.filter { $0.wants(launch: launch, frameIndex: index) } }
-        var byLoop: [ObjectIdentifier: [(Direct, ObserverMailbox)]] = [:]
-        for observer in targets {
-            if let direct = observer.direct {
-                byLoop[direct.writer.loop, default: []].append((direct, observer.mailbox))
-            } else {
-                observer.mailbox.post(item)
-            }
-        }
-        for group in byLoop.values {
-            group[0].0.writer.execute {
-                for (direct, mailbox) in group {
-                    if mailbox.isIdle(), let message = direct.message(shared), direct.writer.writeIfWritable(message) { continue }
-                    mailbox.post(item)
-                }
-            }
-        }
+        let item = ObserverMailbox.Item.frame(SharedFrame(frame))
+        let targets = observers.withLock { o in o.values.filter { $0.wants(launch: launch, frameIndex: index) }.map(\.mailbox) }
+        targets.forEach { $0.post(item) }
     }
 
     /// The launch ended: observers of only that launch get their last event and finish.

@@ -5,11 +5,29 @@ import Synchronization
 /// Frames are coalesced: a frame that would queue right behind another frame replaces it, so
 /// a stalled observer holds at most one frame between two events — memory stays bounded
 /// however long it stalls.
+///
+/// With a sink attached (a Watch whose connection gave it the socket), an item posted while the
+/// stream waits with nothing queued is written by the sink at once, on the posting thread, and
+/// never queued: the stream then holds nothing in flight, so nothing can overtake it.
 final class ObserverMailbox: Sendable {
     enum Item: Sendable, Equatable {
         case event(LaunchEvent)
         case frame(SharedFrame)
     }
+
+    /// What a sink did with an item.
+    enum Delivery: Sendable {
+        /// Written (or queued on the socket, in order).
+        case taken
+        /// Not for the sink: the stream sends it (a stream's final reply).
+        case refused
+        /// The connection takes no more, or too much waits on it: the observer must go.
+        case cutOff
+    }
+
+    /// Writes an item straight to the observer's connection; `shared` carries an event's
+    /// encoding for every observer.
+    typealias Sink = @Sendable (Item, SharedEvent?) -> Delivery
 
     private struct State {
         var items: [Item] = []
@@ -18,6 +36,7 @@ final class ObserverMailbox: Sendable {
         var closed = false
         var overflowed = false
         var waiter: CheckedContinuation<Item?, Never>?
+        var sink: Sink?
         var pending: ArraySlice<Item> { items[head...] }
     }
 
@@ -26,34 +45,41 @@ final class ObserverMailbox: Sendable {
 
     init(limit: Int) { self.limit = limit }
 
-    /// Whether a frame may be written to this observer directly (from its connection's IO
-    /// thread) instead of through the mailbox: only while its stream waits with nothing
-    /// queued, so a frame can never overtake an event. Call on that IO thread, where the
-    /// stream's own writes happen.
-    func isIdle() -> Bool {
-        state.withLock { s in !s.closed && !s.overflowed && s.waiter != nil && s.head == s.items.count }
+    /// From now on items go to `sink` whenever the stream waits with nothing queued.
+    func attach(_ sink: @escaping Sink) {
+        state.withLock { $0.sink = sink }
     }
 
     /// Adds `item`; false once the mailbox has overflowed or closed (the observer must go).
     @discardableResult
-    func post(_ item: Item) -> Bool {
-        let (accepted, waiter): (Bool, CheckedContinuation<Item?, Never>?) = state.withLock { s in
-            if s.closed || s.overflowed { return (false, nil) }
+    func post(_ item: Item, shared: SharedEvent? = nil) -> Bool {
+        let (accepted, waiter, handed): (Bool, CheckedContinuation<Item?, Never>?, Item?) = state.withLock { s in
+            if s.closed || s.overflowed { return (false, nil, nil) }
+            if let sink = s.sink, s.waiter != nil, s.head == s.items.count {
+                switch sink(item, shared) {
+                case .taken: return (true, nil, nil)
+                case .cutOff:
+                    s.overflowed = true
+                    defer { s.waiter = nil }
+                    return (false, s.waiter, nil)
+                case .refused: break
+                }
+            }
             if let waiter = s.waiter {
                 s.waiter = nil
-                return (true, waiter)
+                return (true, waiter, item)
             }
             switch item {
             case .frame:
-                if case .frame = s.items.last, s.items.count > s.head { s.items[s.items.count - 1] = item; return (true, nil) }
+                if case .frame = s.items.last, s.items.count > s.head { s.items[s.items.count - 1] = item; return (true, nil, nil) }
             case .event:
-                if s.events >= limit { s.overflowed = true; return (false, nil) }
+                if s.events >= limit { s.overflowed = true; return (false, nil, nil) }
                 s.events += 1
             }
             s.items.append(item)
-            return (true, nil)
+            return (true, nil, nil)
         }
-        waiter?.resume(returning: item)
+        waiter?.resume(returning: handed)
         return accepted
     }
 
@@ -88,6 +114,10 @@ final class ObserverMailbox: Sendable {
     }
 
     var overflowed: Bool { state.withLock { $0.overflowed } }
+
+    /// Whether the next item goes straight to the sink: one is attached and the stream waits
+    /// with nothing queued (for tests).
+    var writesDirectly: Bool { state.withLock { $0.sink != nil && $0.waiter != nil && $0.head == $0.items.count } }
 
     /// Items waiting (for tests and statistics).
     var count: Int { state.withLock { $0.items.count - $0.head } }

@@ -26,24 +26,37 @@ public final class VarlinkService: Sendable {
         }
     }
 
-    /// A transport's way to write a streaming call's pre-encoded replies straight from its IO
-    /// thread, without waking the handler's task: fanning one frame out to 1000 subscribers
-    /// costs a write each, not a task switch, an encoding and a write each.
+    /// A transport's way to give a streaming call its connection's socket: fanning one frame
+    /// out to 1000 subscribers then costs one non-blocking write each, made by whoever
+    /// produces the frame — not a task switch, an event-loop hop and a pipeline pass each.
     public struct DirectWriter: Sendable {
-        /// The IO thread: subscribers on one loop are served by one job.
-        public let loop: ObjectIdentifier
-        /// Runs `body` on the IO thread, in order with the replies the handler sends.
-        public let execute: @Sendable (@escaping @Sendable () -> Void) -> Void
-        /// On the IO thread: writes a whole message (NUL included) if the connection takes it
-        /// without buffering past its limit; false (nothing written) otherwise.
-        public let writeIfWritable: @Sendable ([UInt8]) -> Bool
+        /// Waits until every reply sent before is written, then returns the call's output: from
+        /// then on, until the call ends, every reply of the call (those sent through `Reply`
+        /// too) goes through it, in order. Nil when the transport cannot; the call goes on as before.
+        public let takeOver: @Sendable () async -> DirectOutput?
 
-        /// A writer for one connection; see the properties.
-        public init(loop: ObjectIdentifier, execute: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
-                    writeIfWritable: @escaping @Sendable ([UInt8]) -> Bool) {
-            self.loop = loop
-            self.execute = execute
-            self.writeIfWritable = writeIfWritable
+        /// A writer for one connection; see `takeOver`.
+        public init(takeOver: @escaping @Sendable () async -> DirectOutput?) { self.takeOver = takeOver }
+    }
+
+    /// A streaming call's output once taken over (see `DirectWriter`).
+    public struct DirectOutput: Sendable {
+        /// Queues a whole message (NUL included) behind every one before it and writes what the
+        /// socket takes now, on the calling thread. A `replaceable` message (a frame) still
+        /// waiting untouched is replaced by the next replaceable one queued right behind it.
+        /// False once the output takes nothing more (the peer is gone, the call was cut off).
+        public let write: @Sendable (_ message: [UInt8], _ replaceable: Bool) -> Bool
+        /// Messages queued that are not replaceable (a subscriber's backlog of events).
+        public let queued: @Sendable () -> Int
+        /// How long the oldest queued message has waited for the peer; nil if none waits.
+        public let waiting: @Sendable () -> Duration?
+
+        /// An output; see the properties.
+        public init(write: @escaping @Sendable ([UInt8], Bool) -> Bool, queued: @escaping @Sendable () -> Int,
+                    waiting: @escaping @Sendable () -> Duration?) {
+            self.write = write
+            self.queued = queued
+            self.waiting = waiting
         }
     }
 
@@ -54,7 +67,7 @@ public final class VarlinkService: Sendable {
         /// The caller's process and user, from the socket; nil where the transport cannot tell
         /// (a handler that authorises should then refuse).
         public let peer: PeerCredentials?
-        /// Set by transports that can write replies from their IO thread (see DirectWriter).
+        /// Set by transports that can give a streaming call its socket (see DirectWriter).
         public var direct: DirectWriter?
         /// Ends the connection at once with `error` as its last message (written whether or
         /// not the peer reads, then the connection closes): for a subscriber that stopped
@@ -115,7 +128,7 @@ public final class VarlinkService: Sendable {
         public let method: String
         let bytes: [UInt8]
 
-        /// The whole reply message, NUL included, for a DirectWriter.
+        /// The whole reply message, NUL included, for a DirectOutput.
         public func message(continues: Bool) -> [UInt8] { VarlinkReply(prepared: bytes, continues: continues).encoded() }
     }
 
