@@ -312,7 +312,7 @@ extension Blur {
     static let factors = [1, 2, 4]
     /// The smallest σ, in device pixels, blurred from the ¼ image: below it the 1-pixel boxes
     /// at that size would quantise σ coarsely (in steps of 4 device pixels of box width).
-    static let quarterFrom = 6.0
+    static let quarterFrom = 4.0
 
     /// The softening of a reduction by `factor` and its bilinear enlargement, as a standard
     /// deviation in device pixels: the reduction averages factor × factor pixels (variance

@@ -162,7 +162,7 @@ extension RenderSuites {   // run one test at a time: RenderSuites.swift (left u
     }
 
     /// A blur is drawn from a reduction of the layer (½ from σ = 0.5 device pixels, ¼ from
-    /// σ = 6; sharp below 0.5), and the σ left to apply there adds up, with the reduction's own
+    /// σ = 4; sharp below 0.5), and the σ left to apply there adds up, with the reduction's own
     /// softening, to the σ asked for (variances add).
     @Test func blurPlanAtItsBoundaries() {
         #expect(Blur.plan(sigma: 0).level == 0)
