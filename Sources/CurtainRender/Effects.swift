@@ -77,17 +77,47 @@ extension Painter {
         cairo_restore(cr)
     }
 
-    /// The layer drawn as usual into an offscreen image, blurred there, and composited.
+    /// The layer blurred, as compositors do it: its pixels (opacity 1, unblurred) are drawn
+    /// once into a device-sized image and reduced to ½ and ¼ size by 2×2 averages (a
+    /// `BlurredLayer`, kept while the layer's content and placement stay the same: seed 003's
+    /// retained screen is the same for a whole launch). A frame takes the reduction its σ
+    /// allows (`Blur.plan`), applies the opacity there, blurs it by what is left of σ after
+    /// the reduction's own softening, and scales it up with bilinear filtering onto the frame.
+    /// Only the small image is blurred per frame, and the same σ and opacity reuse it.
     func drawBlurred(_ layer: SceneLayer, _ p: LayerPresentation) {
-        let (surface, offscreen) = deviceSizedLayer(like: cr)
-        defer { cairo_surface_destroy(surface) }
-        let painter = offscreenPainter(offscreen)
-        painter.applyGeometry(p)
-        painter.drawBody(layer, p)
-        let sigma = p.blurRadius * deviceScale(offscreen)
-        cairo_destroy(offscreen)
-        Blur.gaussian(surface, sigma: sigma)
-        composite(surface, CAIRO_OPERATOR_OVER)
+        let parent = matrix
+        let m = parent.concat(.geometry(p))
+        let sigma = p.blurRadius * max(abs(m.a * m.d - m.b * m.c).squareRoot(), 1e-6)
+        var flat = p
+        flat.opacity = 1
+        flat.blurRadius = 0
+        var signature: [LayerPresentation] = []
+        extents.signature(layer, values, into: &signature)
+        signature[0] = flat
+        let target = cairo_get_target(cr)!
+        let key = BlurredLayer.Key(presentations: signature, matrix: parent, screen: layer.retained ? previousScreen.map(ObjectIdentifier.init) : nil,
+                                   textVariant: textVariant, width: Int(cairo_image_surface_get_width(target)), height: Int(cairo_image_surface_get_height(target)))
+        let made = cache?.blurred(for: layer.id, key: key)
+        let blurred = made ?? BlurredLayer(key: key, retaining: layer.retained ? previousScreen : nil) { context in
+            var device = parent.cairo
+            cairo_set_matrix(context, &device)
+            let painter = offscreenPainter(context)
+            painter.applyGeometry(flat)
+            painter.drawBody(layer, flat)
+        }
+        if made == nil { cache?.keep(blurred, for: layer.id) }
+        let (factor, surface) = blurred.frame(sigma: sigma, opacity: p.opacity)
+        cairo_save(cr)
+        defer { cairo_restore(cr) }
+        cairo_identity_matrix(cr)
+        cairo_scale(cr, Double(factor), Double(factor))
+        cairo_set_source_surface(cr, surface, 0, 0)
+        // Bilinear (GOOD would be the same when enlarging); PAD repeats the edge pixels at the
+        // frame's border, as the blur clamps there.
+        cairo_pattern_set_filter(cairo_get_source(cr), factor == 1 ? CAIRO_FILTER_NEAREST : CAIRO_FILTER_BILINEAR)
+        cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
+        // The sharp level is the kept image itself: its opacity applies here.
+        if factor == 1, p.opacity < 1 { cairo_paint_with_alpha(cr, p.opacity) } else { cairo_paint(cr) }
     }
 
     /// A layer with a y rotation: drawn flat (scaled, unrotated) into an image, then mapped onto
@@ -272,5 +302,129 @@ enum Blur {
             add(scratch[min(i + r + 1, last)])
             sub(scratch[max(i - r, 0)])
         }
+    }
+}
+
+extension Blur {
+    /// Below this σ (device pixels) a layer is drawn sharp: the three boxes would be one pixel wide.
+    static let smallestSigma = 0.5
+    /// Reductions of a blurred layer's pixels, each half the previous (1 is the image itself).
+    static let factors = [1, 2, 4]
+    /// The smallest σ, in device pixels, blurred from the ¼ image: below it the 1-pixel boxes
+    /// at that size would quantise σ coarsely (in steps of 4 device pixels of box width).
+    static let quarterFrom = 4.0
+
+    /// The softening of a reduction by `factor` and its bilinear enlargement, as a standard
+    /// deviation in device pixels: the reduction averages factor × factor pixels (variance
+    /// (f² − 1) / 12), the enlargement's tent spans ±factor (variance f² / 6).
+    static func inherentSigma(_ factor: Int) -> Double {
+        let f = Double(factor)
+        return factor == 1 ? 0 : ((f * f - 1) / 12 + f * f / 6).squareRoot()
+    }
+
+    /// Which reduction a blur of `sigma` device pixels is drawn from (an index into
+    /// `factors`), and the σ still to apply there, in that image's pixels: variances add, so
+    /// what is left is √(σ² − inherent²) / factor (none when the reduction alone softens as much).
+    static func plan(sigma: Double) -> (level: Int, sigma: Double) {
+        guard sigma >= smallestSigma, sigma.isFinite else { return (0, 0) }
+        let level = sigma >= quarterFrom ? 2 : 1
+        let inherent = inherentSigma(factors[level])
+        return (level, max(sigma * sigma - inherent * inherent, 0).squareRoot() / Double(factors[level]))
+    }
+
+    /// Halves an ARGB32 image (rounding up): bilinear sampling exactly between four pixels is
+    /// their average, the 2×2 box reduction, done by pixman's bilinear fast path.
+    static func halve(_ surface: OpaquePointer) -> OpaquePointer {
+        let w = Int(cairo_image_surface_get_width(surface)), h = Int(cairo_image_surface_get_height(surface))
+        let half = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32((w + 1) / 2), Int32((h + 1) / 2))!
+        let cr = cairo_create(half)!
+        cairo_scale(cr, 0.5, 0.5)
+        cairo_set_source_surface(cr, surface, 0, 0)
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_BILINEAR)
+        cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+        cairo_paint(cr)
+        cairo_destroy(cr)
+        return half
+    }
+}
+
+/// A blurred layer's pixels at opacity 1, unblurred, on the device, and their ½ and ¼
+/// reductions (see `Painter.drawBlurred`), with the last frame's blurred image. Made when the
+/// layer's content or placement changes (its presentation but for opacity and blur, its
+/// sublayers', its mask's, the retained screen, the device matrix), not when only its opacity
+/// or blur radius does.
+final class BlurredLayer {
+    struct Key: Equatable {
+        var presentations: [LayerPresentation]
+        var matrix: Affine
+        /// The retained previous screen shown (the layer keeps it alive: the identity stays unique).
+        var screen: ObjectIdentifier?
+        var textVariant: Int
+        var width: Int, height: Int
+    }
+
+    let key: Key
+    /// Reductions by `Blur.factors`, made on first use (index 0 is the device-sized image).
+    private var levels: [OpaquePointer?]
+    private let retained: Image?
+    /// The last frame's blurred image: its σ and opacity, the reduction's factor and surface.
+    private var last: (sigma: Double, opacity: Double, factor: Int, surface: OpaquePointer)?
+
+    /// Draws the layer with `draw` into a device-sized transparent image.
+    init(key: Key, retaining screen: Image?, draw: (OpaquePointer) -> Void) {
+        self.key = key
+        retained = screen
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(key.width), Int32(key.height))!
+        let context = cairo_create(surface)!
+        draw(context)
+        cairo_destroy(context)
+        cairo_surface_flush(surface)
+        levels = [surface] + Blur.factors.dropFirst().map { _ in nil }
+    }
+
+    deinit {
+        for case let level? in levels { cairo_surface_destroy(level) }
+        if let last, last.factor != 1 { cairo_surface_destroy(last.surface) }
+    }
+
+    /// Bytes of pixels held at most: the image, its reductions, and a blurred copy of one of
+    /// them (at most the ½ one's size).
+    var bytes: Int {
+        var w = key.width, h = key.height, total = 0, largestReduction = 0
+        for _ in Blur.factors {
+            total += w * h * 4
+            if w != key.width || h != key.height { largestReduction = max(largestReduction, w * h * 4) }
+            w = (w + 1) / 2; h = (h + 1) / 2
+        }
+        return total + largestReduction
+    }
+
+    func level(_ index: Int) -> OpaquePointer {
+        if let surface = levels[index] { return surface }
+        let surface = Blur.halve(level(index - 1))
+        levels[index] = surface
+        return surface
+    }
+
+    /// The image to draw for a frame with blur `sigma` (device pixels) and `opacity`, and the
+    /// factor to enlarge it by. With factor 1 it is the sharp image (opacity not applied);
+    /// otherwise the reduction, times the opacity (blurring and scaling by opacity commute),
+    /// blurred.
+    func frame(sigma: Double, opacity: Double) -> (factor: Int, surface: OpaquePointer) {
+        let plan = Blur.plan(sigma: sigma)
+        let factor = Blur.factors[plan.level]
+        if factor == 1 { return (1, level(0)) }
+        if let last, last.factor == factor, last.sigma == sigma, last.opacity == opacity { return (factor, last.surface) }
+        let small = level(plan.level)
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, cairo_image_surface_get_width(small), cairo_image_surface_get_height(small))!
+        let cr = cairo_create(surface)!
+        cairo_set_source_surface(cr, small, 0, 0)
+        cairo_paint_with_alpha(cr, opacity)
+        cairo_destroy(cr)
+        Blur.gaussian(surface, sigma: plan.sigma)
+        if let last, last.factor != 1 { cairo_surface_destroy(last.surface) }
+        last = (sigma, opacity, factor, surface)
+        return (factor, surface)
     }
 }

@@ -211,6 +211,8 @@ final class LayerCache {
     private(set) var bytes = 0
     private var entries: [String: (key: Key, entry: Entry?)] = [:]
     private var textBoxes: [String: Box] = [:]
+    /// Blurred layers' kept pixels (Effects.swift), one per layer, counted in `bytes`.
+    private var blurredLayers: [String: BlurredLayer] = [:]
     /// A 1×1 surface's context for measuring text, made on first use.
     private var scratchContext: (surface: OpaquePointer, cr: OpaquePointer)?
     private var scratch: OpaquePointer {
@@ -241,6 +243,7 @@ final class LayerCache {
     func removeAll() {
         entries.removeAll()
         textBoxes.removeAll()
+        blurredLayers.removeAll()
         bytes = 0
     }
 
@@ -259,6 +262,23 @@ final class LayerCache {
         if let old = entries[id]?.entry { bytes -= old.bytes }
         entries[id] = (key, nil)
         return nil
+    }
+
+    /// The kept pixels of blurred layer `id`, whatever they were made for (tests).
+    func blurredLayer(_ id: String) -> BlurredLayer? { blurredLayers[id] }
+
+    /// The kept pixels of blurred layer `id` when they were made for `key`.
+    func blurred(for id: String, key: BlurredLayer.Key) -> BlurredLayer? {
+        guard let kept = blurredLayers[id], kept.key == key else { return nil }
+        return kept
+    }
+
+    /// Keeps a blurred layer's pixels in place of its previous ones, when they fit the budget.
+    func keep(_ layer: BlurredLayer, for id: String) {
+        if let old = blurredLayers.removeValue(forKey: id) { bytes -= old.bytes }
+        guard budget > 0, bytes + layer.bytes <= budget else { return }
+        bytes += layer.bytes
+        blurredLayers[id] = layer
     }
 
     func textBox(_ id: String, _ text: SceneLayer.Text, _ bounds: SceneLayer.Rect, _ variant: Int) -> Box {

@@ -161,6 +161,60 @@ extension RenderSuites {   // run one test at a time: RenderSuites.swift (left u
         #expect(try rampWidth(0) <= 1.5)   // no blur: a hard edge
     }
 
+    /// A blur is drawn from a reduction of the layer (½ from σ = 0.5 device pixels, ¼ from
+    /// σ = 4; sharp below 0.5), and the σ left to apply there adds up, with the reduction's own
+    /// softening, to the σ asked for (variances add).
+    @Test func blurPlanAtItsBoundaries() {
+        #expect(Blur.plan(sigma: 0).level == 0)
+        #expect(Blur.plan(sigma: Blur.smallestSigma.nextDown).level == 0)
+        #expect(Blur.plan(sigma: Blur.smallestSigma).level == 1)
+        #expect(Blur.plan(sigma: Blur.quarterFrom.nextDown).level == 1)
+        #expect(Blur.plan(sigma: Blur.quarterFrom).level == 2)
+        #expect(Blur.plan(sigma: .infinity).level == 0)
+        for sigma in [1.0, 2.5, 6, 20, 80] {
+            let plan = Blur.plan(sigma: sigma), factor = Double(Blur.factors[plan.level])
+            let total = ((plan.sigma * factor) * (plan.sigma * factor) + pow(Blur.inherentSigma(Blur.factors[plan.level]), 2)).squareRoot()
+            #expect(abs(total - sigma) < 1e-9, "σ \(sigma): \(total)")
+        }
+        // Below the ½ reduction's own softening nothing is left to blur there.
+        #expect(Blur.plan(sigma: 0.9).sigma == 0)
+    }
+
+    /// Seed 003's retained screen is drawn and reduced once per launch: frames that change
+    /// only the blur radius and the opacity (and the panel) reuse the kept reductions; another
+    /// previous screen makes new ones. The budget counts them: kept with a budget of exactly
+    /// their bytes, not with one byte less (pixels the same either way).
+    @Test func blurredRetainedScreenIsReducedOncePerScreen() throws {
+        let r = try renderer("panel-blur"), t = try timeline("panel-blur")
+        let screen = IncrementalRenderTests.halves(Self.width, Self.height)
+        let kept = try r.makeFrame(width: Self.width, height: Self.height)
+        var previous: [String: Value]? = nil
+        var made: BlurredLayer? = nil
+        for time in [0.5, 1.0, 1.5, 2.5] {
+            let values = t.keyedValues(t.evaluate(at: time))
+            try r.render(values: values, into: kept, previous: previous, previousScreen: screen)
+            previous = values
+            let blurred = try #require(r.cache.blurredLayer("backdrop"))
+            if let made { #expect(blurred === made, "t = \(time)") }
+            made = blurred
+        }
+        let other = IncrementalRenderTests.halves(Self.width, Self.height, left: (1, 0, 0))
+        try r.render(values: previous!, into: kept, previous: previous, previousScreen: other)
+        let remade = r.cache.blurredLayer("backdrop")
+        #expect(remade != nil && remade !== made)
+
+        let bytes = try #require(made).bytes
+        let values = t.keyedValues(t.evaluate(at: 1.25))
+        var images: [Image] = []
+        for (budget, keeps) in [(bytes, true), (bytes - 1, false)] {
+            let budgeted = try SceneRenderer(sceneFile: r.path, cacheBytes: budget)
+            images.append(try budgeted.render(values: values, width: Self.width, height: Self.height, previousScreen: screen))
+            #expect((budgeted.cache.blurredLayer("backdrop") != nil) == keeps, "budget \(budget)")
+            #expect(budgeted.cache.bytes <= budget)
+        }
+        #expect(images[0].pixels == images[1].pixels)
+    }
+
     /// The blur's vertical pass runs over all columns at once, row after row (cache order):
     /// the same pixels as the box pass down each column, at every radius.
     @Test func rowOrderColumnPassEqualsTheColumnWalk() {
