@@ -151,7 +151,9 @@ let package = Package(
         .testTarget(name: "CurtainCoreTests", dependencies: ["CurtainCore"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit"], exclude: ["journal_harness.py"]),
         // Runs the built curtaind under systemd-socket-activate with a notify socket.
-        .testTarget(name: "DaemonTests", dependencies: ["CNotify", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit", "Varlink", "VarlinkNIO", .product(name: "NIOPosix", package: "swift-nio")], exclude: ["launch_client.py", "hostile_client.py", "apps"]),
+        .testTarget(name: "DaemonTests", dependencies: ["CNotify", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit", "Varlink", "VarlinkNIO", .product(name: "NIOPosix", package: "swift-nio"),
+                                                   .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                   .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle")], exclude: ["launch_client.py", "hostile_client.py", "apps"]),
         .testTarget(name: "CurtainConfigTests", dependencies: ["CurtainConfig", "CurtainCore", "JSON"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "JSON"]),
         .testTarget(name: "VarlinkNIOTests", dependencies: ["VarlinkNIO", "Varlink", "JSON", "CurtainTestKit", .product(name: "NIOEmbedded", package: "swift-nio")]),

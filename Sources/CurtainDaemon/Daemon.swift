@@ -139,20 +139,26 @@ public enum Daemon {
         }
         let server = VarlinkServer(service: service, address: address, configuration: serverConfiguration, logger: logger)
 
-        // A group shuts its services down in reverse order: the server first (STOPPING=1, then
-        // the drain), the watchdog last, so pings go on while in-flight work finishes.
-        let services: [any Service] = [
-            WatchdogService(interval: notifier.watchdogInterval, clock: ContinuousClock(),
-                            loops: Array(MultiThreadedEventLoopGroup.singleton.makeIterator()),
-                            probes: [{ await driver.heartbeat() }],
-                            ping: { notifier.watchdog() }),
-            DriverService(driver: driver),
-            SupervisorService(supervisor: supervisor, units: units),
-            ReloadService(reloader: reloader),
-            ServerService(server: server, driver: driver, notifier: notifier, logger: logger),
-        ] + TestWedgeService.fromEnvironment(loop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger)
+        // The order they stop in is CurtaindServices' (each service's run returns after its own stop).
+        let services = CurtaindServices(
+            stopping: StoppingService { [notifier, logger] in
+                logger.log(.daemonStopping, "stopping: cancelling launches, draining connections")
+                notifier.stopping()
+            },
+            reload: ReloadService(reloader: reloader),
+            driver: DriverService(driver: driver),
+            server: ServerService(server: server) { [notifier, logger, server] in
+                logger.log(.daemonReady, "ready", ["curtain_socket": "\(server.address)"])
+                notifier.ready(status: "idle")
+            },
+            supervisor: SupervisorService(supervisor: supervisor, units: units),
+            watchdog: WatchdogService(interval: notifier.watchdogInterval, clock: ContinuousClock(),
+                                      loops: Array(MultiThreadedEventLoopGroup.singleton.makeIterator()),
+                                      probes: [{ await driver.heartbeat() }],
+                                      ping: { notifier.watchdog() }),
+            extra: TestWedgeService.fromEnvironment(loop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger))
         let group = ServiceGroup(configuration: .init(
-            services: services.map { .init(service: $0) },
+            services: services.inStartOrder.map { .init(service: $0.service) },
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         let status: Int32
