@@ -9,6 +9,7 @@ import ServiceLifecycle
 import Synchronization
 import Systemd
 import UnixSignals
+import UnixSockets
 import Varlink
 import VarlinkNIO
 
@@ -209,13 +210,9 @@ public enum Daemon {
     }
 
     /// The path a Unix socket is bound to (getsockname), for a socket systemd passed.
+    /// An abstract name counts as none: apps are given a path.
     static func boundPath(of fd: Int32) -> String? {
-        var address = sockaddr_un()
-        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
-        let ok = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        guard ok == 0, address.sun_family == sa_family_t(AF_UNIX) else { return nil }
-        let path = withUnsafeBytes(of: address.sun_path) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
-        return path.isEmpty ? nil : path
+        UnixSocketAddress.bound(to: fd).flatMap { $0.isAbstract ? nil : $0.path }
     }
 
     /// Not root and a socket at its system default: one of the user's own under
