@@ -30,8 +30,6 @@ public enum Daemon {
         }
     }
 
-    public static let version = CurtainVersion.string
-
     public static func run(_ options: Options) async -> Int32 {
         LoggingSystem.bootstrap { JournalLogHandler(label: $0, identifier: "curtaind") }
         var logger = Logger(label: "curtaind")
@@ -114,11 +112,11 @@ public enum Daemon {
         origin.withLock { $0 = driver.clockOriginMicroseconds }
         let reloader = Reloader(path: path, explicit: options.configPath != nil, state: state, notifier: notifier, logger: logger,
                                 status: { await driver.statusLine() })
-        var bindings = LauncherService(driver: driver, state: state, reloader: reloader, version: version, started: started)
+        var bindings = LauncherService(driver: driver, state: state, reloader: reloader, version: CurtainVersion.string, started: started)
         bindings.supervisor = supervisor
         let service: VarlinkService
         do {
-            service = try VarlinkService(info: .init(vendor: "Curtain", product: "curtaind", version: version, url: "https://github.com/curtain"),
+            service = try VarlinkService(info: .init(vendor: "Curtain", product: "curtaind", version: CurtainVersion.string, url: "https://github.com/curtain"),
                                          interfaces: bindings.interfaces())
         } catch {
             logger.critical("built-in interface does not parse", metadata: ["error": "\(error)"])
