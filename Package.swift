@@ -44,21 +44,25 @@ let package = Package(
             name: "curtainctl-config",
             dependencies: ["CurtainCore", "CurtainConfig", "CurtainctlSupport", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .target(name: "CurtainctlSupport", dependencies: ["CurtainCore", "JSON", "Varlink", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .target(name: "CurtainctlSupport", dependencies: ["CurtainCore", "JSON", "UnixSockets", "Varlink", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // libsystemd (Debian's libsystemd-dev, installed by `make setup`).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // recvmsg with SCM_CREDENTIALS/SCM_RIGHTS for the notify socket (CMSG_* are macros).
         .target(name: "CNotify"),
         // systemd's manager over sd-bus for the unit backend (sd-bus's variadic calls in C).
         .target(name: "CSystemdBus", linkerSettings: [.linkedLibrary("systemd")]),
-        .target(name: "Systemd", dependencies: ["CSystemd", "CNotify", .product(name: "Logging", package: "swift-log")]),
+        // A Unix socket's address (sockaddr_un), checked once: every module that opens a Unix
+        // socket by hand builds it here. Only libc, so CurtainCore stays free of IO and
+        // curtainctl of Foundation.
+        .target(name: "UnixSockets"),
+        .target(name: "Systemd", dependencies: ["CSystemd", "CNotify", "UnixSockets", .product(name: "Logging", package: "swift-log")]),
         // libcrypto's SHA-256 (Debian's libssl-dev): the hash of a launch's scene file (GetScene).
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Composition: configuration, Varlink server, systemd integration, lifecycle.
         .target(
             name: "CurtainDaemon",
             dependencies: [
-                "CurtainConfig", "Systemd", "CNotify", "CCrypto", "CSystemdBus", "Varlink", "VarlinkNIO",
+                "CurtainConfig", "Systemd", "CNotify", "CCrypto", "CSystemdBus", "UnixSockets", "Varlink", "VarlinkNIO",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -93,6 +97,7 @@ let package = Package(
         .target(
             name: "VarlinkNIO",
             dependencies: [
+                "UnixSockets",
                 "Varlink",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -113,6 +118,7 @@ let package = Package(
         .target(
             name: "CurtainTestKit",
             dependencies: [
+                "UnixSockets",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -149,12 +155,15 @@ let package = Package(
         .testTarget(name: "WebTests", dependencies: ["CurtainWeb", "CurtainTestKit"], exclude: ["js", "browser_test.py"]),
         .testTarget(name: "CurtainRenderTests", dependencies: ["CurtainRender", "CurtainCore", "CurtainTestKit"], exclude: ["Goldens"]),
         .testTarget(name: "CurtainCoreTests", dependencies: ["CurtainCore"]),
-        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit"], exclude: ["journal_harness.py"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "UnixSockets", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit"], exclude: ["journal_harness.py"]),
         // Runs the built curtaind under systemd-socket-activate with a notify socket.
-        .testTarget(name: "DaemonTests", dependencies: ["CNotify", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit", "Varlink", "VarlinkNIO", .product(name: "NIOPosix", package: "swift-nio")], exclude: ["launch_client.py", "hostile_client.py", "apps"]),
+        .testTarget(name: "DaemonTests", dependencies: ["CNotify", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit", "Varlink", "VarlinkNIO", .product(name: "NIOPosix", package: "swift-nio"),
+                                                   .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                   .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle")], exclude: ["launch_client.py", "hostile_client.py", "apps"]),
         .testTarget(name: "CurtainConfigTests", dependencies: ["CurtainConfig", "CurtainCore", "JSON"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "JSON"]),
-        .testTarget(name: "VarlinkNIOTests", dependencies: ["VarlinkNIO", "Varlink", "JSON", "CurtainTestKit", .product(name: "NIOEmbedded", package: "swift-nio")]),
+        .testTarget(name: "UnixSocketsTests", dependencies: ["UnixSockets"]),
+        .testTarget(name: "VarlinkNIOTests", dependencies: ["VarlinkNIO", "UnixSockets", "Varlink", "JSON", "CurtainTestKit", .product(name: "NIOEmbedded", package: "swift-nio")]),
         // Runs the built varlink-certification against the official clients and servers.
         .testTarget(name: "CertificationTests", dependencies: ["CurtainTestKit"]),
         .testTarget(name: "CurtainctlTests", dependencies: ["CurtainCore", "CurtainTestKit"]),
@@ -180,7 +189,7 @@ if FileManager.default.fileExists(atPath: Context.packageDirectory + "/Sources/C
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // A stand-in app for the overlay's tests: a window of one colour that prints its clicks.
-        .executableTarget(name: "curtain-test-window", dependencies: ["CWaylandClient", "CWaylandProtocols"]),
+        .executableTarget(name: "curtain-test-window", dependencies: ["CWaylandClient", "CWaylandProtocols", "UnixSockets"]),
         // Headless sway and weston, grim screenshots, a real curtaind (docs/overlay.md).
         .testTarget(name: "OverlayTests", dependencies: ["CurtainRender", "CurtainTestKit"]),
     ]

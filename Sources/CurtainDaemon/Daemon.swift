@@ -9,6 +9,7 @@ import ServiceLifecycle
 import Synchronization
 import Systemd
 import UnixSignals
+import UnixSockets
 import Varlink
 import VarlinkNIO
 
@@ -28,8 +29,6 @@ public enum Daemon {
             self.socketPath = socketPath
         }
     }
-
-    public static let version = CurtainVersion.string
 
     public static func run(_ options: Options) async -> Int32 {
         LoggingSystem.bootstrap { JournalLogHandler(label: $0, identifier: "curtaind") }
@@ -113,11 +112,11 @@ public enum Daemon {
         origin.withLock { $0 = driver.clockOriginMicroseconds }
         let reloader = Reloader(path: path, explicit: options.configPath != nil, state: state, notifier: notifier, logger: logger,
                                 status: { await driver.statusLine() })
-        var bindings = LauncherService(driver: driver, state: state, reloader: reloader, version: version, started: started)
+        var bindings = LauncherService(driver: driver, state: state, reloader: reloader, version: CurtainVersion.string, started: started)
         bindings.supervisor = supervisor
         let service: VarlinkService
         do {
-            service = try VarlinkService(info: .init(vendor: "Curtain", product: "curtaind", version: version, url: "https://github.com/curtain"),
+            service = try VarlinkService(info: .init(vendor: "Curtain", product: "curtaind", version: CurtainVersion.string, url: "https://github.com/curtain"),
                                          interfaces: bindings.interfaces())
         } catch {
             logger.critical("built-in interface does not parse", metadata: ["error": "\(error)"])
@@ -139,20 +138,26 @@ public enum Daemon {
         }
         let server = VarlinkServer(service: service, address: address, configuration: serverConfiguration, logger: logger)
 
-        // A group shuts its services down in reverse order: the server first (STOPPING=1, then
-        // the drain), the watchdog last, so pings go on while in-flight work finishes.
-        let services: [any Service] = [
-            WatchdogService(interval: notifier.watchdogInterval, clock: ContinuousClock(),
-                            loops: Array(MultiThreadedEventLoopGroup.singleton.makeIterator()),
-                            probes: [{ await driver.heartbeat() }],
-                            ping: { notifier.watchdog() }),
-            DriverService(driver: driver),
-            SupervisorService(supervisor: supervisor, units: units),
-            ReloadService(reloader: reloader),
-            ServerService(server: server, driver: driver, notifier: notifier, logger: logger),
-        ] + TestWedgeService.fromEnvironment(loop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger)
+        // The order they stop in is CurtaindServices' (each service's run returns after its own stop).
+        let services = CurtaindServices(
+            stopping: StoppingService { [notifier, logger] in
+                logger.log(.daemonStopping, "stopping: cancelling launches, draining connections")
+                notifier.stopping()
+            },
+            reload: ReloadService(reloader: reloader),
+            driver: DriverService(driver: driver),
+            server: ServerService(server: server) { [notifier, logger, server] in
+                logger.log(.daemonReady, "ready", ["curtain_socket": "\(server.address)"])
+                notifier.ready(status: "idle")
+            },
+            supervisor: SupervisorService(supervisor: supervisor, units: units),
+            watchdog: WatchdogService(interval: notifier.watchdogInterval, clock: ContinuousClock(),
+                                      loops: Array(MultiThreadedEventLoopGroup.singleton.makeIterator()),
+                                      probes: [{ await driver.heartbeat() }],
+                                      ping: { notifier.watchdog() }),
+            extra: TestWedgeService.fromEnvironment(loop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger))
         let group = ServiceGroup(configuration: .init(
-            services: services.map { .init(service: $0) },
+            services: services.inStartOrder.map { .init(service: $0.service) },
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         let status: Int32
@@ -203,13 +208,9 @@ public enum Daemon {
     }
 
     /// The path a Unix socket is bound to (getsockname), for a socket systemd passed.
+    /// An abstract name counts as none: apps are given a path.
     static func boundPath(of fd: Int32) -> String? {
-        var address = sockaddr_un()
-        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
-        let ok = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        guard ok == 0, address.sun_family == sa_family_t(AF_UNIX) else { return nil }
-        let path = withUnsafeBytes(of: address.sun_path) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
-        return path.isEmpty ? nil : path
+        UnixSocketAddress.bound(to: fd).flatMap { $0.isAbstract ? nil : $0.path }
     }
 
     /// Not root and a socket at its system default: one of the user's own under

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import UnixSockets
 import Synchronization
 
 /// A real systemd (the host's /lib/systemd/systemd) booted as PID 1 of its own namespaces on an
@@ -224,13 +225,7 @@ final class AbstractDatagramSocket: Sendable {
     init(name: String) throws {
         self.name = name
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = [UInt8(0)] + Array(name.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        if bound != 0 {
+        if (try UnixSocketAddress("@" + name)).bind(fd) != 0 {
             close(fd)
             throw ContainedSystemd.Failure.didNotStart("cannot bind the notify socket @\(name): errno \(errno)")
         }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import UnixSockets
 
 /// A datagram socket standing in for the service manager's NOTIFY_SOCKET.
 public final class NotifyListener: Sendable {
@@ -11,11 +12,9 @@ public final class NotifyListener: Sendable {
     public init(directory: URL) {
         path = directory.appendingPathComponent("notify").path
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        precondition(bound == 0, "cannot bind \(path): errno \(errno)")
+        let address: UnixSocketAddress
+        do { address = try UnixSocketAddress(path) } catch { preconditionFailure("\(error)") }
+        precondition(address.bind(fd) == 0, "cannot bind \(path): errno \(errno)")
     }
     deinit { close(fd) }
 
@@ -52,16 +51,15 @@ public struct ConnectFailure: Error, Hashable, CustomStringConvertible {
 /// refused with ENAMETOOLONG): the descriptor, or the connect's errno (EAGAIN for a full
 /// backlog when `nonBlocking`). A connecting non-blocking socket counts as connected.
 public func connectUnixSocket(_ path: String, nonBlocking: Bool = false) -> Result<Int32, ConnectFailure> {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return .failure(ConnectFailure(errno: ENAMETOOLONG)) }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    let address: UnixSocketAddress
+    do { address = try UnixSocketAddress(path) } catch {
+        if case .tooLong = error { return .failure(ConnectFailure(errno: ENAMETOOLONG)) }
+        return .failure(ConnectFailure(errno: EINVAL))
+    }
     let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
     let fd = socket(AF_UNIX, flags, 0)
     guard fd >= 0 else { return .failure(ConnectFailure(errno: errno)) }
-    let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-    if connected != 0 && !(nonBlocking && errno == EINPROGRESS) {
+    if address.connect(fd) != 0 && !(nonBlocking && errno == EINPROGRESS) {
         let code = errno
         close(fd)
         return .failure(ConnectFailure(errno: code))

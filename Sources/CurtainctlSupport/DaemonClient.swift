@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JSON
+import UnixSockets
 import Varlink
 
 /// A blocking Varlink client on a Unix socket: what a command-line tool needs, without an
@@ -45,14 +46,10 @@ public struct DaemonClient {
     public static func connect(explicit: String?) throws(ClientError) -> DaemonClient {
         var tried: [(String, String)] = []
         for path in candidates(explicit: explicit) {
+            let address: UnixSocketAddress
+            do { address = try UnixSocketAddress(path) } catch { tried.append((path, error.description)); continue }
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            let bytes = Array(path.utf8)
-            guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { Glibc.close(fd); tried.append((path, "path too long")); continue }
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-            let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-            if connected == 0 { return DaemonClient(fd: fd, path: path) }
+            if address.connect(fd) == 0 { return DaemonClient(fd: fd, path: path) }
             tried.append((path, String(cString: strerror(errno))))
             Glibc.close(fd)
         }

@@ -5,6 +5,7 @@ import Glibc
 import Foundation
 import Logging
 import Synchronization
+import UnixSockets
 
 /// The service-manager side of sd_notify: a datagram socket that apps send to, with the
 /// kernel's word on who sent each datagram (SO_PASSCRED). A thread of its own drains it
@@ -35,9 +36,12 @@ public final class NotifyReceiver: Sendable {
 
     public enum ReceiverError: Error, CustomStringConvertible {
         case system(String, Int32)
+        /// The path is no Unix socket address (too long, say).
+        case address(UnixSocketAddress.AddressError)
         public var description: String {
             switch self {
             case .system(let what, let code): "\(what): \(String(cString: strerror(code)))"
+            case .address(let error): error.description
             }
         }
     }
@@ -122,6 +126,9 @@ public final class NotifyReceiver: Sendable {
     /// `logger` gets the drops (throttled: see `LogThrottle`).
     public init(path: String, logger: Logger = Logger(label: "curtaind.notify")) throws(ReceiverError) {
         self.path = path
+        // Checked before anything is created (or the old socket file removed).
+        let address: UnixSocketAddress
+        do { address = try UnixSocketAddress(path) } catch { throw .address(error) }
         let passLimit = Self.readsPerPass(queueLength: Self.datagramQueueLength())   // read before the socket takes it
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw .system("socket", errno) }
@@ -132,13 +139,7 @@ public final class NotifyReceiver: Sendable {
         wake = pipeEnds[1]
         let wakeRead = pipeEnds[0]
         unlink(path)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { close(fd); throw .system(path, ENAMETOOLONG) }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        guard bound == 0 else { let code = errno; close(fd); throw .system("bind \(path)", code) }
+        guard address.bind(fd) == 0 else { let code = errno; close(fd); throw .system("bind \(path)", code) }
         guard curtain_notify_passcred(fd) == 0 else { let code = errno; close(fd); throw .system("SO_PASSCRED", code) }
         datagrams = AsyncStream(unfolding: { [pending] in await pending.next() })
         _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
+import UnixSockets
 import Varlink
 
 /// Serves a `VarlinkService` on a Unix socket.
@@ -104,6 +105,8 @@ public final class VarlinkServer: Sendable {
         case inUse(String)
         /// A system call failed: what was done, and errno.
         case system(String, Int32)
+        /// The path is no Unix socket address (too long, say).
+        case address(UnixSocketAddress.AddressError)
 
         /// A sentence for logs: what failed, where and why.
         public var description: String {
@@ -111,6 +114,7 @@ public final class VarlinkServer: Sendable {
             case .notASocket(let path): "\(path) exists and is not a socket; refusing to replace it"
             case .inUse(let path): "\(path): another server is listening there"
             case .system(let what, let code): "\(what): \(String(cString: strerror(code)))"
+            case .address(let error): error.description
             }
         }
     }
@@ -150,8 +154,12 @@ public final class VarlinkServer: Sendable {
         switch address {
         case .path(let path):
             try Self.removeStaleSocket(at: path)
-            server = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
+            // Bound here rather than by NIO, which refuses paths past 103 bytes (macOS's
+            // sun_path) on Linux too: UnixSocketAddress allows all of Linux's 107.
+            let fd = try Self.listeningSocket(at: path)
             createdPath = path
+            // The channel owns the descriptor from here on, also when binding fails.
+            do { server = try await bootstrap.bind(fd, childChannelInitializer: initializer) } catch { unlink(path); throw error }
             if chmod(path, configuration.socketMode) != 0 { throw ServerError.system("chmod \(path)", errno) }
             if let gid = configuration.socketGroup, chown(path, uid_t.max, gid) != 0 { throw ServerError.system("chown \(path)", errno) }
         case .listeningDescriptor(let fd):
@@ -250,23 +258,28 @@ public final class VarlinkServer: Sendable {
     /// The error a connection gets before it is closed for breaking the protocol or a limit.
     public static let protocolErrorName = "io.curtain.varlink.ProtocolError"
 
+    /// A stream socket bound to `path` and listening (backlog `listenBacklog`).
+    static func listeningSocket(at path: String) throws(ServerError) -> Int32 {
+        let address: UnixSocketAddress
+        do { address = try UnixSocketAddress(path) } catch { throw .address(error) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .system("socket", errno) }
+        guard address.bind(fd) == 0 else { let code = errno; close(fd); throw .system("bind \(path)", code) }
+        guard listen(fd, listenBacklog) == 0 else { let code = errno; close(fd); unlink(path); throw .system("listen \(path)", code) }
+        return fd
+    }
+
     /// Removes a socket file that no server answers on; refuses anything else.
     static func removeStaleSocket(at path: String) throws {
+        let address: UnixSocketAddress
+        do { address = try UnixSocketAddress(path) } catch { throw ServerError.address(error) }
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard (info.st_mode & S_IFMT) == S_IFSOCK else { throw ServerError.notASocket(path) }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ServerError.system("socket", errno) }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw ServerError.system(path, ENAMETOOLONG) }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: bytes) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if connected == 0 { throw ServerError.inUse(path) }
+        if address.connect(fd) == 0 { throw ServerError.inUse(path) }
         guard unlink(path) == 0 || errno == ENOENT else { throw ServerError.system("unlink \(path)", errno) }
     }
 }

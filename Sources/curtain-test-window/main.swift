@@ -4,6 +4,7 @@ import Glibc
 import CWaylandClient
 import CWaylandProtocols
 import Foundation
+import UnixSockets
 
 // curtain-test-window [RRGGBB] [--ready-fifo PATH]: the overlay tests' stand-in app. A
 // fullscreen xdg_toplevel of one opaque colour that prints, one line each, "mapped WxH" once
@@ -73,17 +74,12 @@ final class TestWindow: @unchecked Sendable {
 /// sd_notify's READY=1 on $NOTIFY_SOCKET (a datagram; "@" starts an abstract address).
 func notifyReady() -> String {
     guard let path = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }), !path.isEmpty else { return "no NOTIFY_SOCKET" }
+    let address: UnixSocketAddress
+    do { address = try UnixSocketAddress(path) } catch { return "NOTIFY_SOCKET: \(error)" }
     let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    var bytes = Array(path.utf8)
-    if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return "NOTIFY_SOCKET too long" }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
     let message = Array("READY=1".utf8)
-    let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
-    let sent = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, message, message.count, 0, $0, length) } }
+    let sent = address.withSockAddr { sendto(fd, message, message.count, 0, $0, $1) }
     return (sent == message.count ? "notified READY=1" : "notify failed: \(String(cString: strerror(errno)))")
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CurtainConfig
+import CurtainCore
 import CurtainDaemon
 
 /// curtaind: Curtain's launch orchestrator daemon (run by systemd; see curtaind.service).
@@ -15,7 +16,7 @@ struct Curtaind: AsyncParsableCommand {
         SIGTERM stops it gracefully; SIGHUP reloads the configuration, keeping the running one \
         when the new one has errors. Exit status: 0 stopped, 1 failed (the cause is logged).
         """,
-        version: Daemon.version
+        version: CurtainVersion.string
     )
 
     @Option(help: ArgumentHelp("The configuration file (default \(Configuration.defaultPath)).", valueName: "path"))

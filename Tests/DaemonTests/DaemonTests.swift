@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CurtainCore
 import CurtainTestKit
 import Foundation
 import Testing
@@ -30,7 +31,7 @@ import Testing
 
         // systemd-socket-activate starts the daemon on the first connection.
         let status = await rawVarlinkCall(socketPath, #"{"method":"io.curtain.Launcher.GetStatus"}"#)
-        #expect(status?.contains(#""version":"0.1.0""#) == true, "\(status ?? "no reply")")
+        #expect(status?.contains(#""version":"\#(CurtainVersion.string)""#) == true, "\(status ?? "no reply")")
         let ready = await notify.await { $0.hasPrefix("READY=1") }
         #expect(ready.matched == "READY=1\nSTATUS=idle", "\(ready.seen)")
         #expect(await rawVarlinkCall(socketPath, #"{"method":"io.curtain.Launcher.Ping"}"#) == #"{"parameters":{}}"#)

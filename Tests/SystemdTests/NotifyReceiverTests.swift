@@ -4,6 +4,7 @@ import Glibc
 import CurtainTestKit
 import Foundation
 import Testing
+import UnixSockets
 @testable import Systemd
 
 /// The notify socket against the real senders: systemd-notify (with its BARRIER=1 and fd),
@@ -46,13 +47,9 @@ import Testing
         let receiver = try receiver()
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(receiver.path.utf8)) }
+        let address = try UnixSocketAddress(receiver.path)
         for text in ["STATUS=one", "STATUS=two", "READY=1"] {
-            let sent = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, text, text.utf8.count, 0, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
+            let sent = address.withSockAddr { sendto(fd, text, text.utf8.count, 0, $0, $1) }
             #expect(sent == text.utf8.count)
         }
         #expect(await receiver.flush() == 3)

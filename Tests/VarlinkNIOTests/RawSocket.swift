@@ -3,6 +3,7 @@ import CurtainTestKit
 import Glibc
 #endif
 import Foundation
+import UnixSockets
 
 /// A blocking Unix-socket client for tests that must send bytes no well-behaved client would:
 /// partial messages, oversized ones. Every read waits with a bounded timeout.
@@ -11,14 +12,7 @@ final class RawSocket: @unchecked Sendable {
 
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if result != 0 { let code = errno; close(fd); throw POSIXError(POSIXErrorCode(rawValue: code)!) }
+        if try UnixSocketAddress(path).connect(fd) != 0 { let code = errno; close(fd); throw POSIXError(POSIXErrorCode(rawValue: code)!) }
     }
 
     deinit { close(fd) }

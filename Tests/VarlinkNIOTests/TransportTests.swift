@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Testing
+import UnixSockets
 import Varlink
 @testable import VarlinkNIO
 
@@ -223,14 +224,38 @@ import Varlink
         #expect(access(path, F_OK) != 0)
     }
 
+    /// sun_path holds 107 bytes and the NUL: a server on a 108-byte path is refused with the
+    /// path, its length and the limit, and creates nothing; on a 107-byte one it listens.
+    @Test func aSocketPathPastTheLimitIsRefusedPrecisely() async throws {
+        let prefix = URL(fileURLWithPath: temporarySocketPath()).deletingLastPathComponent().path + "/"
+        let longest = prefix + String(repeating: "s", count: UnixSocketAddress.maximumPathLength - prefix.utf8.count)
+        let tooLong = longest + "s"
+        do {
+            try await VarlinkServer(service: try makeTestService(), address: .path(tooLong)).run()
+            Issue.record("listened on a 108-byte path")
+        } catch let error as VarlinkServer.ServerError {
+            #expect(error.description == "\(tooLong): a Unix socket address has at most 107 bytes; this one has 108")
+        }
+        #expect(access(tooLong, F_OK) != 0)
+
+        let server = VarlinkServer(service: try makeTestService(), address: .path(longest))
+        let (listening, ready) = AsyncStream.makeStream(of: Void.self)
+        let task = Task {
+            defer { ready.finish() }   // a server that failed must not leave the test waiting
+            try await server.run { ready.finish() }
+        }
+        for await _ in listening {}
+        #expect(try RawSocket(path: longest).fd >= 0)
+        task.cancel()
+        _ = try await task.value
+        #expect(access(longest, F_OK) != 0)
+    }
+
     @Test func staleSocketIsReplacedButNotALiveOneOrAFile() async throws {
         let path = temporarySocketPath()
         // A stale socket: bound, never listened on by anyone alive.
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        _ = try UnixSocketAddress(path).bind(fd)
         close(fd)
         #expect(throws: Never.self) { try VarlinkServer.removeStaleSocket(at: path) }
         #expect(access(path, F_OK) != 0)

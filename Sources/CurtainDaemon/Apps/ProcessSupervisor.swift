@@ -73,18 +73,9 @@ actor ProcessSupervisor: AppSupervisor {
     /// What happens to apps, for the driver (`AppSupervisor.events`).
     private let publisher = AppEventPublisher()
     nonisolated var events: AsyncStream<AppEvent> { publisher.stream }
-    /// Apps attached through io.curtain.App.Attach: a delivery and its acknowledgement
-    /// (whether the reply could be written).
-    enum Delivery: Sendable {
-        /// A route and its acknowledgement (whether the app's stream took it).
-        case delivery(AppDelivery, CheckedContinuation<Bool, Never>)
-        /// A launch delivered with elements to hide has ended: show them again.
-        case ended(LaunchID, show: [String])
-    }
-    private var attached: [String: [Int: AsyncStream<Delivery>.Continuation]] = [:]
-    /// Launches delivered with elements to hide: to which attachment, and what.
-    private var hiding: [LaunchID: (app: String, token: Int, elements: [String])] = [:]
-    private var nextAttachment = 0
+    /// Apps attached through io.curtain.App.Attach (warm starts).
+    typealias Delivery = WarmStarts.Delivery
+    private var warm = WarmStarts()
     private let receiver: NotifyReceiver
     /// Offered the messages no spawned app sent (the unit backend's `claim`): whether it took one.
     private var unitClaim: (@Sendable (NotifyReceiver.Datagram) async -> Bool)?
@@ -140,7 +131,7 @@ actor ProcessSupervisor: AppSupervisor {
     /// same); then the notify socket closes, which ends `run`.
     func stop() async {
         stopping = true
-        for streams in attached.values { streams.values.forEach { $0.finish() } }
+        warm.finishAll()
         let groups = Array(instances.keys)
         var handles: [ProcessTree.Handle] = []
         let table = ProcessTree.snapshot()
@@ -269,16 +260,14 @@ actor ProcessSupervisor: AppSupervisor {
     /// io.curtain.App.Attach: deliveries for `app` until the stream ends. A destination a
     /// retarget left pending for a loading instance of the app goes out first.
     func attach(_ app: String) -> (token: Int, deliveries: AsyncStream<Delivery>) {
-        nextAttachment += 1
-        let (stream, continuation) = AsyncStream.makeStream(of: Delivery.self)
-        attached[app, default: [:]][nextAttachment] = continuation
+        let (token, stream) = warm.attach(app)
         logger.info("app attached for warm starts", metadata: ["curtain_app": "\(app)"])
         if let (pid, instance) = instances.first(where: { $0.value.app == app && $0.value.pending != nil && !$0.value.released }),
            let pending = instance.pending {
             instances[pid]?.pending = nil
             Task { await self.deliverPending(pid, launch: instance.launch, pending) }
         }
-        return (nextAttachment, stream)
+        return (token, stream)
     }
 
     /// Launch `to` takes over the instance launch `from` started: it goes on loading and its
@@ -325,28 +314,22 @@ actor ProcessSupervisor: AppSupervisor {
     /// unit backend's warm start).
     func deliver(_ id: LaunchID, _ app: String, _ route: Route, _ destination: Destination, hide: [String] = []) async -> Bool {
         let delivery = AppDelivery(launch: id, route: route, destination: destination, hide: hide)
-        for (token, stream) in (attached[app] ?? [:]).sorted(by: { $0.key > $1.key }) {
+        for (token, stream) in warm.streams(of: app) {
             let delivered = await withCheckedContinuation { continuation in
                 if case .terminated = stream.yield(.delivery(delivery, continuation)) { continuation.resume(returning: false) }
             }
             if delivered {
                 logger.info("route delivered to the attached app", metadata: ["curtain_app": "\(app)", "curtain_launch_id": "\(id)"])
-                if !hide.isEmpty { hiding[id] = (app, token, hide) }
+                warm.delivered(id, app: app, token: token, hiding: hide)
                 return true
             }
         }
         return false
     }
 
-    func ended(_ id: LaunchID) {
-        guard let (app, token, elements) = hiding.removeValue(forKey: id) else { return }
-        // Detached meanwhile: the app is gone, or attaches anew and shows what it likes.
-        attached[app]?[token]?.yield(.ended(id, show: elements))
-    }
+    func ended(_ id: LaunchID) { warm.ended(id) }
 
-    func detach(_ app: String, _ token: Int) {
-        attached[app]?.removeValue(forKey: token)?.finish()
-    }
+    func detach(_ app: String, _ token: Int) { warm.detach(app, token) }
 
     func release(_ id: LaunchID) async {
         guard let pid = byLaunch[id] else {

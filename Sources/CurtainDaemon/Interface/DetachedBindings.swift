@@ -1,4 +1,5 @@
 import CurtainConfig
+import CurtainCore
 import Logging
 import Systemd
 import Varlink
@@ -18,8 +19,8 @@ package enum DetachedBindings {
                                   clock: ContinuousClock(), broadcaster: Broadcaster(), supervisor: ExternalApps(), logger: logger)
         let reloader = Reloader(path: configurationPath, explicit: true, state: state, notifier: Notifier(), logger: logger,
                                 status: { await driver.statusLine() })
-        let bindings = LauncherService(driver: driver, state: state, reloader: reloader, version: Daemon.version, started: .now)
-        return try VarlinkService(info: .init(vendor: "Curtain", product: "curtaind", version: Daemon.version, url: "https://github.com/curtain"),
+        let bindings = LauncherService(driver: driver, state: state, reloader: reloader, version: CurtainVersion.string, started: .now)
+        return try VarlinkService(info: .init(vendor: "Curtain", product: "curtaind", version: CurtainVersion.string, url: "https://github.com/curtain"),
                                   interfaces: bindings.interfaces())
     }
 }

@@ -117,8 +117,8 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
     // MARK: - The loop
 
-    /// Runs until cancelled: sleeps until the next deadline or frame, then catches up; takes
-    /// the app backend's events meanwhile.
+    /// Runs until stopped (`stop`) or cancelled: sleeps until the next deadline or frame, then
+    /// catches up; takes the app backend's events meanwhile.
     func run() async {
         let events = supervisor.events
         let consumer = Task { for await event in events { await self.apply(event) } }
@@ -143,7 +143,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
     private func loop() async {
         publishStatus()
-        while !Task.isCancelled {
+        while !Task.isCancelled, !stopped {
             let wake = nextWake()
             let clock = self.clock
             let deadline = epoch.advanced(by: .seconds(wake ?? 86_400 * 365))

@@ -3,27 +3,27 @@ import ServiceLifecycle
 import Systemd
 import VarlinkNIO
 
-/// The Varlink server; READY=1 once it listens, STOPPING=1 when shutdown begins, then every
-/// launch is cancelled with a final event and the connections drain.
-struct ServerService<C: Clock>: Service where C.Duration == Duration {
+/// The Varlink server. On shutdown it stops accepting, ends the calls still open (streams get
+/// a final reply) and closes the connections; `run` returns when they are closed.
+struct ServerService: Service {
     let server: VarlinkServer
-    let driver: LaunchDriver<C>
-    let notifier: Notifier
-    let logger: Logger
+    /// Called once the socket accepts connections (curtaind: the journal line and READY=1).
+    let onListening: @Sendable () -> Void
 
     func run() async throws {
-        try await withGracefulShutdownHandler {
-            try await cancelWhenGracefulShutdown {
-                try await server.run { [notifier, logger] in
-                    logger.log(.daemonReady, "ready", ["curtain_socket": "\(server.address)"])
-                    notifier.ready(status: "idle")
-                }
-            }
-        } onGracefulShutdown: { [notifier, logger, driver] in
-            logger.log(.daemonStopping, "stopping: cancelling launches, draining connections")
-            notifier.stopping()
-            // Launches end with a final event before the streams that carry it are closed.
-            Task { await driver.stop() }
+        try await cancelWhenGracefulShutdown {
+            try await server.run(onListening: onListening)
         }
+    }
+}
+
+/// The first step of shutdown: the journal line and STOPPING=1, before anything stops.
+struct StoppingService: Service {
+    let announce: @Sendable () -> Void
+
+    func run() async {
+        // Cancelled rather than shut down gracefully: stopping all the same.
+        try? await gracefulShutdown()
+        announce()
     }
 }
