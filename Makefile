@@ -114,12 +114,12 @@ install: protocols
 	install -d "$(DESTDIR)$(POLKITRULESDIR)" && \
 	$$bin/curtainctl-config config polkit-rule config/curtain.toml > "$(DESTDIR)$(POLKITRULESDIR)/50-curtain.rules" && \
 	chmod 644 "$(DESTDIR)$(POLKITRULESDIR)/50-curtain.rules"
-	@# Man pages from the commands' own help (swift-argument-parser's generate-manual), and completions.
+	@# Man pages: curtainctl's from its own help (swift-argument-parser's generate-manual); curtaind's is man/curtaind.8 (it has no ArgumentParser: no Foundation); completions.
 	$(SWIFT) build -c $(CONFIG) --product generate-manual
 	@bin=$$($(SWIFT) build -c $(CONFIG) --show-bin-path); \
 	install -d "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(MANDIR)/man8" && \
 	$$bin/generate-manual $$bin/curtainctl --section 1 --authors "The Curtain developers" -o "$(DESTDIR)$(MANDIR)/man1" && \
-	$$bin/generate-manual $$bin/curtaind --section 8 --authors "The Curtain developers" -o "$(DESTDIR)$(MANDIR)/man8" && \
+	install -m644 man/curtaind.8 "$(DESTDIR)$(MANDIR)/man8/curtaind.8" && \
 	install -m644 man/curtain.toml.5 "$(DESTDIR)$(MANDIR)/man5/curtain.toml.5" && \
 	install -d "$(DESTDIR)$(DATADIR)/bash-completion/completions" "$(DESTDIR)$(DATADIR)/zsh/site-functions" "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d" && \
 	$$bin/curtainctl --generate-completion-script bash > "$(DESTDIR)$(DATADIR)/bash-completion/completions/curtainctl" && \
