@@ -4,7 +4,7 @@ SWIFT ?= swift
 VENV := .venv
 # Debian packages a fresh Debian 12 machine lacks for building and testing Curtain.
 APT_PACKAGES := libsystemd-dev systemd dbus python3-venv python3-systemd hyperfine varlink-go \
-	libcairo2-dev libpango1.0-dev librsvg2-dev libwebp-dev fonts-dejavu-core libssl-dev
+	libcairo2-dev libpango1.0-dev librsvg2-dev libwebp-dev fonts-dejavu-core
 # curtain-web's browser tests (Tests/WebTests): Playwright drives Debian's headless Chromium.
 APT_PACKAGES += chromium-headless-shell
 # The unit backend's tests check the shipped polkit rule with a real polkitd (in the contained systemd).
@@ -123,12 +123,12 @@ install: protocols
 	install -d "$(DESTDIR)$(POLKITRULESDIR)" && \
 	$$bin/curtainctl-config config polkit-rule config/curtain.toml > "$(DESTDIR)$(POLKITRULESDIR)/50-curtain.rules" && \
 	chmod 644 "$(DESTDIR)$(POLKITRULESDIR)/50-curtain.rules"
-	@# Man pages from the commands' own help (swift-argument-parser's generate-manual), and completions.
+	@# Man pages: curtainctl's from its own help (swift-argument-parser's generate-manual); curtaind's is man/curtaind.8 (it has no ArgumentParser: no Foundation); completions.
 	$(SWIFT) build -c $(CONFIG) --product generate-manual
 	@bin=$$($(SWIFT) build -c $(CONFIG) --show-bin-path); \
 	install -d "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(MANDIR)/man8" && \
 	$$bin/generate-manual $$bin/curtainctl --section 1 --authors "The Curtain developers" -o "$(DESTDIR)$(MANDIR)/man1" && \
-	$$bin/generate-manual $$bin/curtaind --section 8 --authors "The Curtain developers" -o "$(DESTDIR)$(MANDIR)/man8" && \
+	install -m644 man/curtaind.8 "$(DESTDIR)$(MANDIR)/man8/curtaind.8" && \
 	install -m644 man/curtain.toml.5 "$(DESTDIR)$(MANDIR)/man5/curtain.toml.5" && \
 	install -d "$(DESTDIR)$(DATADIR)/bash-completion/completions" "$(DESTDIR)$(DATADIR)/zsh/site-functions" "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d" && \
 	$$bin/curtainctl --generate-completion-script bash > "$(DESTDIR)$(DATADIR)/bash-completion/completions/curtainctl" && \

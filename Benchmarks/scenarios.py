@@ -11,6 +11,9 @@ Environment: BENCH_QUICK=1 shrinks every count (a smoke run); BENCH_STALL_SECOND
 """
 import json, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "DaemonTests"))
+from hostile_burst import hostile_burst  # what the adversarial tests send, in bulk
+
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 STALL_SECONDS = int(os.environ.get("BENCH_STALL_SECONDS", "10" if QUICK else "60"))
 N = lambda full, quick: quick if QUICK else full
@@ -107,7 +110,9 @@ readiness = "ready"
 class Daemon:
     def __init__(self, build, directory, config_path):
         self.socket = os.path.join(directory, "curtain.sock")
-        self.process = subprocess.Popen([f"{build}/curtaind", "--config", config_path, "--socket", self.socket],
+        # BENCH_CURTAIND_ENV (e.g. GLIBC_TUNABLES=…) for experiments with the allocator.
+        extra = dict(item.split("=", 1) for item in os.environ.get("BENCH_CURTAIND_ENV", "").split() if "=" in item)
+        self.process = subprocess.Popen([f"{build}/curtaind", "--config", config_path, "--socket", self.socket], env={**os.environ, **extra},
                                         stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "curtaind.log"), "w"))
         deadline = time.monotonic() + 30
         while True:
@@ -123,6 +128,42 @@ class Daemon:
     def stop(self):
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(timeout=30)
+
+
+def settle(path, pid, timeout=60):
+    """Waits (bounded) until curtaind counts no observer and its descriptors stop changing."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        fds = len(os.listdir(f"/proc/{pid}/fd"))
+        observers = varlink_call(path, "io.curtain.Launcher.GetStatistics")["observers"]
+        if observers == 0 and fds == last:
+            return
+        last = fds
+        time.sleep(0.5)  # polling the daemon's counts, bounded by the deadline
+    raise RuntimeError("curtaind did not settle after the hostile burst")
+
+
+def memory_after_hostile(build, rounds=3):
+    """5, hostile: idle RSS before and after bursts of hostile clients (issue 18: back within
+    1 MiB). A release curtaind, idle (no launch in flight) when each sample is taken."""
+    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+        # The app exits at once without READY=1: the launch fails, and the daemon is idle again.
+        daemon = Daemon(build, d, config(d, ["/bin/true"], appear=0.004, reveal=0.004))
+        try:
+            # Warm: one launch and a few calls, so that what is measured is what a burst adds.
+            varlink_call(daemon.socket, "io.curtain.Launcher.Launch", {"route": {"normal": "bench"}})
+            settle(daemon.socket, daemon.pid)
+            result = {"before_kib": rss_kib(daemon.pid), "private_dirty_before_kib": private_dirty_kib(daemon.pid), "after_kib": []}
+            for _ in range(rounds):
+                hostile_burst(daemon.socket, scale=N(1.0, 0.2))
+                settle(daemon.socket, daemon.pid)
+                result["after_kib"].append(rss_kib(daemon.pid))
+            result["private_dirty_after_kib"] = private_dirty_kib(daemon.pid)
+            result["growth_kib"] = result["after_kib"][-1] - result["before_kib"]
+            return result
+        finally:
+            daemon.stop()
 
 
 def record_frames(path, launch_socket, timeout=30):
@@ -352,12 +393,19 @@ def main(build, static_build, results):
             daemon.stop()
         out["memory"] = memory
         log("5. memory", memory)
+    out["memory"]["hostile"] = memory_after_hostile(build)
+    log("5. memory after hostile clients", out["memory"]["hostile"])
 
     json.dump(out, open(os.path.join(results, "scenarios.json"), "w"), indent=2)
     return out
 
 
 if __name__ == "__main__":
+    if sys.argv[4:] == ["hostile"]:
+        # Scenario 5's hostile bursts alone: RSS before and after (issue 18).
+        build_dir = os.path.abspath(sys.argv[1]) + "/release"
+        print(json.dumps(memory_after_hostile(build_dir), indent=2))
+        sys.exit(0)
     if sys.argv[4:] == ["frames"]:
         # Scenario 4 alone (frames beside the C floor), e.g. after a change of the frame path.
         build_dir = os.path.abspath(sys.argv[1]) + "/release"

@@ -14,16 +14,9 @@ import Varlink
 /// streaming call is cancelled at once: it runs up to its stream, then ends (ShuttingDown).
 nonisolated(unsafe) var configuration: Configuration!
 
-// LeakSanitizer, from the ASan runtime: TOMLKit leaks a little on each parse (strdup'd strings,
-// key arrays), so the one parse at start-up is left out of leak detection.
-@_silgen_name("__lsan_disable") func lsanDisable()
-@_silgen_name("__lsan_enable") func lsanEnable()
-
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutableRawPointer) -> CInt {
     let path = ProcessInfo.processInfo.environment["CURTAIN_FUZZ_CONFIG"] ?? "config/curtain.toml"
-    lsanDisable()
-    defer { lsanEnable() }
     do {
         configuration = try Configuration(toml: try String(contentsOfFile: path, encoding: .utf8), file: path)
     } catch {

@@ -1,7 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CNotify
 import CurtainConfig
 import CurtainCore
-import Foundation
 import Logging
 import NIOCore
 import NIOPosix
@@ -44,7 +46,7 @@ public enum Daemon {
             for problem in error.errors { logger.log(.configurationInvalid, "\(problem)", ["curtain_config": "\(path)"]) }
             return 1
         }
-        if !FileManager.default.fileExists(atPath: path) {
+        if !POSIX.fileExists(path) {
             logger.notice("no configuration file; using the built-in defaults", metadata: ["curtain_config": "\(path)"])
         }
         let state = SharedConfiguration(holder)
@@ -67,7 +69,7 @@ public enum Daemon {
             ?? configuration.daemon.notifySocket
         // Alone? Decided before anything in the runtime directory is touched: a second
         // curtaind must not take the running one's notify socket away.
-        let runtimeDirectory = (notifyPath as NSString).deletingLastPathComponent
+        let runtimeDirectory = POSIX.directoryName(notifyPath)
         let lock: RuntimeLock
         do { lock = try RuntimeLock(directory: runtimeDirectory.isEmpty ? "." : runtimeDirectory) } catch {
             logger.error("\(error)", metadata: ["curtain_runtime_directory": "\(runtimeDirectory)"])
@@ -76,7 +78,7 @@ public enum Daemon {
         // Orphaned descendants of apps are re-parented here, so teardown still reaches them.
         let subreaper = curtain_set_child_subreaper() == 0
         if !subreaper {
-            logger.warning("cannot become a child subreaper", metadata: ["error": "\(String(cString: strerror(errno)))"])
+            logger.warning("cannot become a child subreaper", metadata: ["error": "\(POSIX.errorText(errno))"])
         }
         let (runtime, interrupted) = await recover(directory: lock.directory, logger: logger)
         do {
@@ -217,9 +219,9 @@ public enum Daemon {
     /// $XDG_RUNTIME_DIR/curtain (the system directory is not writable for a user).
     static func userRuntimePath(default path: String, systemDefault: String) -> String? {
         guard getuid() != 0, path == systemDefault,
-              let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return nil }
+              let runtime = POSIX.environment("XDG_RUNTIME_DIR"), !runtime.isEmpty else { return nil }
         let directory = runtime + "/curtain"
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return directory + "/" + (path as NSString).lastPathComponent
+        POSIX.createDirectories(directory)
+        return directory + "/" + POSIX.baseName(path)
     }
 }

@@ -2,7 +2,6 @@ import CNotify
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 import Logging
 import Synchronization
 import UnixSockets
@@ -119,8 +118,13 @@ public final class NotifyReceiver: Sendable {
 
     /// net.unix.max_dgram_qlen: what a new datagram socket may queue (512 if unreadable).
     static func datagramQueueLength() -> Int {
-        (try? String(contentsOfFile: "/proc/sys/net/unix/max_dgram_qlen", encoding: .utf8))
-            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 512
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let fd = open("/proc/sys/net/unix/max_dgram_qlen", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 512 }
+        defer { close(fd) }
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { return 512 }
+        return Int(String(decoding: buffer[..<n].filter { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }, as: UTF8.self)) ?? 512
     }
 
     /// `logger` gets the drops (throttled: see `LogThrottle`).
@@ -143,11 +147,13 @@ public final class NotifyReceiver: Sendable {
         guard curtain_notify_passcred(fd) == 0 else { let code = errno; close(fd); throw .system("SO_PASSCRED", code) }
         datagrams = AsyncStream(unfolding: { [pending] in await pending.next() })
         _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)
-        let thread = Thread { [stopped, flushes, pending] in
+        let started = DetachedThread.start(name: "notify-receiver") { [stopped, flushes, pending] in
             Self.drain(fd: fd, wake: wakeRead, passLimit: passLimit, stopped: stopped, flushes: flushes, pending: pending, logger: logger)
         }
-        thread.name = "notify-receiver"
-        thread.start()
+        guard started else {
+            close(fd); close(wakeRead); close(wake)
+            throw .system("cannot start the notify thread", EAGAIN)
+        }
     }
 
     deinit {

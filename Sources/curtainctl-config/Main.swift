@@ -2,8 +2,8 @@ import ArgumentParser
 import CurtainctlSupport
 
 /// `curtainctl config …` and `curtainctl route …`: the commands that read TOML. They live in
-/// a helper that curtainctl runs, so that curtainctl itself never loads Foundation (TOMLKit
-/// needs it) and starts in about a millisecond.
+/// a helper that curtainctl runs, so that curtainctl itself never loads the configuration
+/// reader and starts in about a millisecond.
 @main
 struct CurtainctlConfig: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,33 +1,93 @@
-import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 import CurtainConfig
 import CurtainCore
 import CurtainDaemon
 
 /// curtaind: Curtain's launch orchestrator daemon (run by systemd; see curtaind.service).
+///
+/// Its two options are read here by hand: swift-argument-parser imports FoundationEssentials on
+/// Linux, and curtaind maps no Foundation library at all (3.7 MiB resident for that one;
+/// BENCHMARKS.md, scenario 5). The manual page is man/curtaind.8.
 @main
-struct Curtaind: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "curtaind",
-        abstract: "Curtain's launch orchestrator daemon.",
-        discussion: """
+enum Curtaind {
+    static let usage = "USAGE: curtaind [--config <path>] [--socket <path>]"
+
+    static let help = """
+        OVERVIEW: Curtain's launch orchestrator daemon.
+
         Serves io.curtain.Launcher over Varlink on the socket systemd passes (named "varlink"), \
         or on --socket, or on daemon.socket from the configuration; run by a user other than root \
         with the default socket, it listens on $XDG_RUNTIME_DIR/curtain/io.curtain.Launcher. Logs to journald (stderr without it). \
         SIGTERM stops it gracefully; SIGHUP reloads the configuration, keeping the running one \
         when the new one has errors. Exit status: 0 stopped, 1 failed (the cause is logged).
-        """,
-        version: CurtainVersion.string
-    )
 
-    @Option(help: ArgumentHelp("The configuration file (default \(Configuration.defaultPath)).", valueName: "path"))
-    var config: String?
+        \(usage)
 
-    @Option(help: ArgumentHelp("Listen here instead of daemon.socket (ignored when socket-activated).", valueName: "path"))
-    var socket: String?
+        OPTIONS:
+          --config <path>         The configuration file (default \(Configuration.defaultPath)).
+          --socket <path>         Listen here instead of daemon.socket (ignored when socket-activated).
+          --version               Show the version.
+          -h, --help              Show help information.
 
-    func run() async throws {
-        let status = await Daemon.run(.init(configPath: config, socketPath: socket))
-        if status != 0 { throw ExitCode(status) }
+        """
+
+    /// What the command line asks for.
+    enum Command {
+        case run(Daemon.Options)
+        case help
+        case version
+        /// A usage error, its message (exit status 64, EX_USAGE, as before).
+        case usage(String)
+    }
+
+    /// `--config P`, `--config=P`, `--socket P`, `--socket=P`, `--help`/`-h`, `--version`.
+    static func parse(_ arguments: [String]) -> Command {
+        var config: String?
+        var socket: String?
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--help" || argument == "-h" { return .help }
+            if argument == "--version" { return .version }
+            let (name, inline) = argument.firstIndex(of: "=").map { (String(argument[..<$0]), Optional(String(argument[argument.index(after: $0)...]))) }
+                ?? (argument, nil)
+            guard name == "--config" || name == "--socket" else {
+                return .usage(argument.hasPrefix("-") ? "Unknown option '\(argument)'" : "Unexpected argument '\(argument)'")
+            }
+            let value: String
+            if let inline {
+                value = inline
+            } else {
+                guard index < arguments.count, !arguments[index].hasPrefix("-") else { return .usage("Missing value for '\(name) <path>'") }
+                value = arguments[index]
+                index += 1
+            }
+            if name == "--config" {
+                guard config == nil else { return .usage("'--config' given twice") }
+                config = value
+            } else {
+                guard socket == nil else { return .usage("'--socket' given twice") }
+                socket = value
+            }
+        }
+        return .run(.init(configPath: config, socketPath: socket))
+    }
+
+    static func main() async {
+        switch parse(Array(CommandLine.arguments.dropFirst())) {
+        case .help:
+            print(help, terminator: "")
+        case .version:
+            print(CurtainVersion.string)
+        case .usage(let message):
+            let text = Array("Error: \(message)\n\(usage)\n  See 'curtaind --help' for more information.\n".utf8)
+            _ = text.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            exit(64)
+        case .run(let options):
+            exit(await Daemon.run(options))
+        }
     }
 }
-

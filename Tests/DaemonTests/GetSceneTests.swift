@@ -41,6 +41,21 @@ import Varlink
                 == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 
+    /// SceneDigest's own SHA-256 (no libcrypto in curtaind) against Python's hashlib, at every
+    /// length around the padding's block boundaries (55, 56, 64 bytes …) and a scene-sized input.
+    @Test(.timeLimit(.minutes(1))) func sha256MatchesHashlib() async throws {
+        let lengths = Array(0...130) + [1000, 4095, 4096, 65_537, 256 * 1024]
+        let inputs = lengths.map { length in (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ length) } }
+        let script = "import hashlib,sys\nfor n in map(int, sys.argv[1:]):\n    print(hashlib.sha256(bytes((i*131+n) % 256 for i in range(n))).hexdigest())"
+        let (status, stdout, stderr) = try await TestProcess.run("/usr/bin/python3", ["-c", script] + lengths.map(String.init), within: 30)
+        #expect(status == 0, "\(stderr)")
+        let expected = stdout.split(separator: "\n").map(String.init)
+        #expect(expected.count == lengths.count)
+        for (index, (input, digest)) in zip(inputs, expected).enumerated() {
+            #expect(SceneDigest.hex(SceneDigest.sha256(input)) == digest, "length \(lengths[index])")
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func reportedElementsAreInTheScene() async throws {
         let service = try Self.service(scene: nil)
         let id = try await P.launch(service)

@@ -1,16 +1,22 @@
-import FoundationEssentials
+import JSON
 
 extension TimelineDocument {
     /// Largest timeline document accepted, in bytes.
     public static let maximumSize = 256 * 1024
 
     /// Decodes the JSON form, turning decoder errors into a `TimelineError` with a key path.
+    /// Parsed by the JSON module and decoded from its tree (`JSONValueDecoder`): no
+    /// Foundation in curtaind (BENCHMARKS.md, scenario 5).
     public init(json: some Collection<UInt8>) throws(TimelineError) {
         guard json.count <= Self.maximumSize else {
             throw TimelineError("", "the document is \(json.count) bytes, more than the limit of \(Self.maximumSize)")
         }
+        let value: JSONValue
+        do { value = try JSONParser.parse(json) } catch {
+            throw TimelineError("", "not a timeline document: \(error)")
+        }
         do {
-            self = try JSONDecoder().decode(TimelineDocument.self, from: Data(json))
+            self = try JSONValueDecoder.decode(TimelineDocument.self, from: value)
         } catch let error as DecodingError {
             throw TimelineError.decoding(error)
         } catch {
@@ -20,9 +26,35 @@ extension TimelineDocument {
 
     /// Pretty, key-sorted JSON: what `curtainctl timeline --source` prints.
     public func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+        guard let value = try? JSONValueEncoder.encode(self) else { return "{}" }
+        var out = ""
+        Self.pretty(value, indent: "", into: &out)
+        return out
+    }
+
+    /// Two spaces per level, keys in order, one member or element a line.
+    private static func pretty(_ value: JSONValue, indent: String, into out: inout String) {
+        let inner = indent + "  "
+        switch value {
+        case .array(let values) where !values.isEmpty:
+            out += "[\n"
+            for (i, element) in values.enumerated() {
+                out += inner
+                pretty(element, indent: inner, into: &out)
+                out += i + 1 < values.count ? ",\n" : "\n"
+            }
+            out += indent + "]"
+        case .object(let object) where !object.isEmpty:
+            out += "{\n"
+            for (i, key) in object.keys.sorted().enumerated() {
+                out += inner + JSONWriter.string(.string(key)) + " : "
+                pretty(object[key]!, indent: inner, into: &out)
+                out += i + 1 < object.count ? ",\n" : "\n"
+            }
+            out += indent + "}"
+        default:
+            out += JSONWriter.string(value)
+        }
     }
 }
 

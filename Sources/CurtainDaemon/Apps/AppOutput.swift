@@ -1,8 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 import Logging
+import Systemd
 
 /// An app's standard output and error, line by line, into the journal under the app's own
 /// identifier with CURTAIN_APP= and CURTAIN_LAUNCH_ID=. Read on a thread of its own until
@@ -11,7 +11,7 @@ enum AppOutput {
     static let maximumLine = 16 * 1024
 
     static func forward(from fd: Int32, logger: Logger) {
-        let thread = Thread {
+        let started = DetachedThread.start(name: "app-output") {
             defer { close(fd) }
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -29,8 +29,8 @@ enum AppOutput {
             }
             if !pending.isEmpty { emit(pending[...], logger) }
         }
-        thread.name = "app-output"
-        thread.start()
+        // No thread for it (resources exhausted): the output is dropped, not read inline.
+        if !started { close(fd) }
     }
 
     private static func emit(_ line: ArraySlice<UInt8>, _ logger: Logger) {

@@ -4,7 +4,6 @@ import Glibc
 import CurtainConfig
 import CurtainCore
 import CNotify
-import Foundation
 import Logging
 import Subprocess
 import SystemPackage
@@ -216,7 +215,7 @@ actor ProcessSupervisor: AppSupervisor {
         environment["NOTIFY_SOCKET"] = receiver.path
 
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { return publisher.failed(id, "cannot create a pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&ends) == 0 else { return publisher.failed(id, "cannot create a pipe: \(POSIX.errorText(errno))") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let errorEnd = fcntl(ends[1], F_DUPFD_CLOEXEC, 0)
         var appLogger = Logger(label: "app.\(app.name)") { JournalLogHandler(label: $0, identifier: app.name) }
@@ -414,7 +413,7 @@ actor ProcessSupervisor: AppSupervisor {
         // goes on; the exit is logged above.
         guard !instance.ready else { return }
         var last = instance.lastStatus.map { "; its last status: \($0)" } ?? ""
-        if let number = instance.lastErrno { last += "; ERRNO=\(number) (\(String(cString: strerror(number))))" }
+        if let number = instance.lastErrno { last += "; ERRNO=\(number) (\(POSIX.errorText(number)))" }
         publisher.failed(id, "app exited with \(how) before it was ready\(last)")
     }
 

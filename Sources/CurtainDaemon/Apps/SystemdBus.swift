@@ -1,6 +1,10 @@
 import CSystemdBus
-import Foundation
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
+import Systemd
 
 /// systemd's manager on the system bus (sd-bus, through `CSystemdBus`): method calls on one
 /// connection, signals on another that a thread of its own reads. sd-bus connections are not
@@ -35,11 +39,11 @@ final class SystemdBus: Sendable {
         var call: OpaquePointer?
         var watch: OpaquePointer?
         var r = curtain_bus_open_system(&call)
-        guard r >= 0 else { throw Failure(description: "cannot connect to the system bus: \(String(cString: strerror(-r)))") }
+        guard r >= 0 else { throw Failure(description: "cannot connect to the system bus: \(POSIX.errorText(-r))") }
         r = curtain_bus_open_system(&watch)
         guard r >= 0, let watch else {
             curtain_bus_close(call)
-            throw Failure(description: "cannot connect to the system bus: \(String(cString: strerror(-r)))")
+            throw Failure(description: "cannot connect to the system bus: \(POSIX.errorText(-r))")
         }
         calls = Mutex(call)
         let (stream, continuation) = AsyncStream.makeStream(of: Signal.self)
@@ -62,11 +66,16 @@ final class SystemdBus: Sendable {
         }
         let watchBus = UnsafeSendable(watch)
         let sink = self.sink
-        Thread.detachNewThread {
+        let started = DetachedThread.start(name: "systemd-bus") {
             // Retains the sink (the callback's context) for as long as the connection lives.
             while !sink.stopping.load(ordering: .acquiring), curtain_bus_process(watchBus.value, Self.pollInterval) >= 0 {}
             curtain_bus_close(watchBus.value)
             sink.continuation.finish()
+        }
+        guard started else {
+            curtain_bus_close(watch)
+            calls.withLock { curtain_bus_close($0); $0 = nil }
+            throw Failure(description: "cannot start the thread that reads systemd's signals")
         }
     }
 

@@ -1,6 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CurtainConfig
 import CurtainCore
-import Foundation
 import Logging
 import Systemd
 
@@ -260,13 +262,13 @@ actor UnitSupervisor: AppSupervisor {
     /// Written whole, then renamed into place: systemd never reads half of one.
     private func writeEnvironment(_ unit: String, _ id: LaunchID, _ destination: Destination, route: Route, app: String) throws {
         let directory = "\(runtimeDirectory)/\(Self.environmentDirectory)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if let code = POSIX.createDirectories(directory) { throw SystemdBus.Failure(description: "cannot create \(directory): \(POSIX.errorText(code))") }
         var variables = LaunchEnvironment.variables(launch: id, app: app, route: route, destination: destination, apiSocket: apiSocket)
         // Not NOTIFY_SOCKET: that stays systemd's, so READY=1 makes a Type=notify unit active.
         if let notifySocket { variables.append(("CURTAIN_NOTIFY_SOCKET", notifySocket)) }
         let path = Self.environmentFile(runtime: runtimeDirectory, unit: unit)
         let temporary = path + ".new"
-        try Data(UnitEnvironment.file(variables).utf8).write(to: URL(fileURLWithPath: temporary))
-        guard rename(temporary, path) == 0 else { throw SystemdBus.Failure(description: String(cString: strerror(errno))) }
+        if let code = POSIX.writeFile(temporary, Array(UnitEnvironment.file(variables).utf8)) { throw SystemdBus.Failure(description: "cannot write \(temporary): \(POSIX.errorText(code))") }
+        guard rename(temporary, path) == 0 else { throw SystemdBus.Failure(description: POSIX.errorText(errno)) }
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -19,7 +21,7 @@ struct TestWedgeService: Service {
 
     /// The service when the variable is set (read once, at start-up), else none.
     static func fromEnvironment(loop: any EventLoop, logger: Logger) -> [any Service] {
-        guard let name = ProcessInfo.processInfo.environment[variable] else { return [] }
+        guard let name = POSIX.environment(variable) else { return [] }
         let signal: UnixSignal
         switch name {
         case "SIGUSR1": signal = .sigusr1

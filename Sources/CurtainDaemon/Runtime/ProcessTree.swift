@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CNotify
-import Foundation
+import Systemd
 
 /// Every process of an app, found in /proc, and stopping them all.
 ///
@@ -24,14 +24,14 @@ enum ProcessTree {
 
     /// One process's entry, or nil when it is gone.
     static func entry(_ pid: pid_t) -> Entry? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return nil }
-        return parse(text)
+        guard let bytes = POSIX.readFile("/proc/\(pid)/stat") else { return nil }
+        return parse(String(decoding: bytes, as: UTF8.self))
     }
 
     /// Parses /proc/PID/stat: `pid (comm) state ppid …`; comm may hold spaces and ')'.
     static func parse(_ text: String) -> Entry? {
         guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")"),
-              let pid = pid_t(text[..<open].trimmingCharacters(in: .whitespaces)) else { return nil }
+              let pid = pid_t(String(text[..<open]).trimmingWhitespace()) else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
         // fields[0] is field 3 (state), so field N is fields[N - 3].
         guard fields.count > 19, let parent = pid_t(fields[1]), let start = UInt64(fields[19]) else { return nil }
@@ -41,7 +41,7 @@ enum ProcessTree {
     /// Every process now, by pid.
     static func snapshot() -> [pid_t: Entry] {
         var table: [pid_t: Entry] = [:]
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return table }
+        guard let names = POSIX.directoryEntries("/proc") else { return table }
         for name in names {
             guard let pid = pid_t(name), let entry = entry(pid) else { continue }
             table[pid] = entry
@@ -66,7 +66,7 @@ enum ProcessTree {
 
     /// A variable of a process's initial environment (nil when unreadable, as for a zombie).
     static func environment(_ pid: pid_t, _ key: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return nil }
+        guard let data = POSIX.readFile("/proc/\(pid)/environ") else { return nil }
         let prefix = Array((key + "=").utf8)
         for item in data.split(separator: 0) where item.starts(with: prefix) {
             return String(decoding: item.dropFirst(prefix.count), as: UTF8.self)
@@ -118,7 +118,7 @@ enum ProcessTree {
         guard !handles.isEmpty else { return }
         handles.forEach { $0.signal(SIGTERM) }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let thread = Thread {
+            let work: @Sendable () -> Void = {
                 if !waitForExit(handles, within: grace) {
                     handles.forEach { $0.signal(SIGKILL) }
                     _ = waitForExit(handles, within: killWait)
@@ -129,8 +129,8 @@ enum ProcessTree {
                 }
                 done.resume()
             }
-            thread.name = "curtain-stop"
-            thread.start()
+            // No thread for it (resources exhausted): waited for here, bounded by grace + killWait.
+            if !DetachedThread.start(name: "curtain-stop", work) { work() }
         }
     }
 

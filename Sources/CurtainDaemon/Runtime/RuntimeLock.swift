@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// "Am I the only curtaind for this runtime directory?" — decided before anything in it is
 /// touched (the notify socket, the state file): an exclusive flock on `curtaind.lock`, held
@@ -18,7 +17,7 @@ final class RuntimeLock: Sendable {
             switch self {
             case .held(let path, let pid):
                 "another curtaind (\(pid.map { "pid \($0)" } ?? "pid unknown")) holds \(path); this one exits and changes nothing"
-            case .system(let what, let code): "\(what): \(String(cString: strerror(code)))"
+            case .system(let what, let code): "\(what): \(POSIX.errorText(code))"
             }
         }
     }
@@ -32,10 +31,7 @@ final class RuntimeLock: Sendable {
     init(directory: String) throws(LockError) {
         if mkdir(directory, 0o755) != 0, errno != EEXIST {
             // A missing parent too (`--socket /tmp/x/y/c.sock`): create the whole path.
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o755])
-            } catch { throw .system("cannot create \(directory)", errno == 0 ? EACCES : errno) }
+            if let code = POSIX.createDirectories(directory, mode: 0o755) { throw .system("cannot create \(directory)", code) }
         }
         let path = directory + "/" + Self.fileName
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -59,7 +55,7 @@ final class RuntimeLock: Sendable {
         var buffer = [UInt8](repeating: 0, count: 32)
         let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { return nil }
-        return pid_t(String(decoding: buffer[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return pid_t(String(decoding: buffer[..<n], as: UTF8.self).trimmingWhitespace())
     }
 
     deinit { close(fd) }

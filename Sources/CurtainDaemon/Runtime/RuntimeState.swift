@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import CurtainCore
-import Foundation
 import Synchronization
 import JSON
 
@@ -88,9 +87,9 @@ final class RuntimeState: Sendable {
 
     /// The state a predecessor left; nil when there is none.
     static func read(_ path: String) throws(ReadError) -> Contents? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let data = POSIX.readFile(path) else { return nil }
         let value: JSONValue
-        do { value = try JSONParser.parse(Array(data)) } catch { throw .unreadable("\(path): \(error)") }
+        do { value = try JSONParser.parse(data) } catch { throw .unreadable("\(path): \(error)") }
         guard case .int(let version)? = value["version"], version == Self.version else {
             throw .unreadable("\(path): not a version \(Self.version) state file")
         }

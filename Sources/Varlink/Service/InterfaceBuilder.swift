@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// An interface's definition text and the handlers of its methods, for `VarlinkService`.
 ///
 /// ```swift
@@ -77,7 +75,7 @@ public struct Empty: Codable, Sendable, Hashable {
 enum TypedCoding {
     static func decode<T: Decodable>(_ type: T.Type, _ parameters: [String: JSONValue]) throws -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: Data(JSONWriter.bytes(.object(parameters))))
+            return try JSONValueDecoder.decode(T.self, from: .object(parameters))
         } catch let DecodingError.keyNotFound(key, context) {
             throw VarlinkError.invalidParameter((context.codingPath.first ?? key).stringValue)
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context),
@@ -87,8 +85,7 @@ enum TypedCoding {
     }
 
     static func encode<T: Encodable>(_ value: T) throws -> [String: JSONValue] {
-        let data = try JSONEncoder().encode(value)
-        guard case .object(let object) = try JSONParser.parse(data) else {
+        guard case .object(let object) = try JSONValueEncoder.encode(value) else {
             throw ReplyMisuse("a reply type must encode to a JSON object")
         }
         return object
