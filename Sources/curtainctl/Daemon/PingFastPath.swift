@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CurtainctlSupport
 
 /// `curtainctl ping` and `curtainctl ping --socket PATH` when all goes well, in the fewest
 /// instructions and pages the process can touch: a liveness probe is the one command scripts
@@ -9,10 +10,11 @@ import Glibc
 /// bytes and accepts only the one fixed reply, so no command tree, no dictionaries, no JSON
 /// and no generic metadata are built (each of those showed in callgrind).
 ///
-/// It answers only success. Anything else — no daemon on any path, an error reply, a reply in
-/// another form, a broken connection, other arguments — returns nil and the ordinary path
-/// (`PingCommand`) runs the command from the start, so every error's text and exit status
-/// are the ordinary path's by construction. (Ping changes nothing, so asking again is harmless.)
+/// It answers success, and no daemon on any path (with the ordinary path's own DaemonClient
+/// error). Anything else — an error reply, a reply in another form, a broken connection,
+/// other arguments — returns nil and the ordinary path (`PingCommand`) runs the command from
+/// the start, so every error's text and exit status are the ordinary path's by construction.
+/// (Ping changes nothing, so asking again is harmless.)
 enum PingFastPath {
     static let request: StaticString = #"{"method":"io.curtain.Launcher.Ping"}"#
     static let reply: StaticString = #"{"parameters":{}}"#
@@ -23,20 +25,31 @@ enum PingFastPath {
         guard argc == 2 || argc == 4, let command = argv[1], strcmp(command, "ping") == 0 else { return nil }
         if argc == 4 {
             guard let option = argv[2], strcmp(option, "--socket") == 0, let path = argv[3] else { return nil }
-            return ping(path).status
+            let outcome = ping(path)
+            return outcome.unreachable ? unreachable(explicit: path) : outcome.status
         }
         // The candidates of `DaemonClient.candidates(explicit: nil)`, in its order: the first
         // that accepts the connection answers (as there).
         if let value = getenv("CURTAIN_SOCKET"), value[0] != 0, case let outcome = ping(value), !outcome.unreachable { return outcome.status }
         if case let outcome = ping("/run/curtain/io.curtain.Launcher"), !outcome.unreachable { return outcome.status }
-        guard let runtime = getenv("XDG_RUNTIME_DIR"), runtime[0] != 0 else { return nil }
+        guard let runtime = getenv("XDG_RUNTIME_DIR"), runtime[0] != 0 else { return unreachable(explicit: nil) }
         let suffix: StaticString = "/curtain/io.curtain.Launcher"
         let length = strlen(runtime)
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + suffix.utf8CodeUnitCount + 1) { buffer in
             memcpy(buffer.baseAddress!, runtime, length)
             memcpy(buffer.baseAddress! + length, suffix.utf8Start, suffix.utf8CodeUnitCount + 1)   // with its NUL
-            return ping(buffer.baseAddress!).status
+            let outcome = ping(buffer.baseAddress!)
+            return outcome.unreachable ? unreachable(explicit: nil) : outcome.status
         }
+    }
+
+    /// No candidate accepted a connection: the ordinary path's error (DaemonClient's words,
+    /// status 3, as `DaemonOptions.withDaemon` reports it) without building the command tree,
+    /// which costs ~4 ms more (a script waiting for the daemon with `until curtainctl ping`
+    /// runs this). Should a candidate accept now, the ordinary path runs after all.
+    private static func unreachable(explicit: UnsafePointer<CChar>?) -> Int32? {
+        do { try DaemonClient.connect(explicit: explicit.map { String(cString: $0) }).close() } catch { fail(error.description, status: 3) }
+        return nil
     }
 
     /// What one Ping on one path came to: `unreachable` (no connection: the next candidate is
