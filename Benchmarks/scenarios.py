@@ -193,12 +193,16 @@ def soak(build, load_bin, seconds=None, observers=1000, interval_ms=100):
     100 ms (transitions of 30 ms at 120 Hz; the C ready-app) for BENCH_SOAK_SECONDS. RSS is
     sampled once a second: its growth from the end of the first minute (or half the run, if
     shorter) to the end; every observer must have seen every launch's state events without a
-    gap; the daemon's descriptors must be back to the idle count once the observers left."""
+    gap; the daemon's descriptors must be back to the idle count (after one warm-up launch)
+    once the observers left."""
     seconds = seconds or SOAK_SECONDS
     warmup = min(60, seconds // 2)
     with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
         daemon = Daemon(build, d, config(d, [f"{build}/curtain-ready-app"], appear=0.03, reveal=0.03))
         try:
+            # One launch first: its spawn makes swift-subprocess's monitor (an epoll, an eventfd,
+            # a timerfd) and another event loop, once; "idle" is after it.
+            load(build, "throughput", "--socket", daemon.socket, "--count", 1, "--app", "bench")
             idle_fds, idle_rss = open_fds(daemon.pid), rss_kib(daemon.pid)
             load_run = subprocess.Popen([f"{build}/curtain-load", "soak", "--socket", daemon.socket, "--observers", str(observers),
                                          "--seconds", str(seconds), "--interval", str(interval_ms), "--app", "bench"],
