@@ -207,6 +207,9 @@ def soak(build, load_bin, seconds=None, observers=1000, interval_ms=100):
             load_run = subprocess.Popen([f"{build}/curtain-load", "soak", "--socket", daemon.socket, "--observers", str(observers),
                                          "--seconds", str(seconds), "--interval", str(interval_ms), "--app", "bench"],
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            # Its first line: the observers are registered and launching starts (the clock's zero).
+            if not load_run.stdout.readline():
+                raise RuntimeError(f"curtain-load soak: {load_run.communicate(timeout=60)[1].strip()}")
             samples, fds = [], []
             while load_run.poll() is None:
                 samples.append(rss_kib(daemon.pid))

@@ -9,8 +9,9 @@ import Synchronization
 
 extension Scenarios {
     /// `observers` connections watch every frame and state event while a launch starts every
-    /// `interval` milliseconds for `seconds`; each observer keeps reading throughout. Returns
-    /// whether every observer saw every launch's state events without a gap (`StateContinuity`).
+    /// `interval` milliseconds for `seconds`; each observer keeps reading throughout. Prints one
+    /// line once the observers are registered (launching starts), then returns whether every
+    /// observer saw every launch's state events without a gap (`StateContinuity`).
     func soak(observers: Int, seconds: Int, interval: Int, app: String) throws(LoadError) -> [String: JSONValue] {
         let continuity = StateContinuity(observers: observers)
         let pool = ObserverPool { connection, _, message in
@@ -22,6 +23,9 @@ extension Scenarios {
         var client = try client()
         defer { client.close() }
         try waitForObservers(&client, observers)
+        // The soak's clock starts now (connecting 1000 observers may take a while): one line
+        // says so, the result follows when it ends.
+        printJSON(["observers": .int(Int64(observers)), "launching": .bool(true)])
 
         var launched: [Int64] = []
         var decisions: [String: Int] = [:]

@@ -13,7 +13,7 @@ import Systemd
 ///   curtain-load frames     --socket PATH --observers N --launches K --app NAME --pid DAEMON_PID
 ///   curtain-load hold       --socket PATH --observers N [--frames] [--stall]
 ///   curtain-load throughput --socket PATH --count N --app NAME
-///   curtain-load soak       --socket PATH --observers N --seconds S --interval MS --app NAME
+///   curtain-load soak       --socket PATH --observers N --seconds S --interval MS --app NAME (a line when launching starts)
 ///   curtain-load app        [--go FIFO --sent FIFO]     (the app curtaind spawns)
 ///
 /// Prints one JSON object (hold: one line once its observers are registered); exit 1 with one
