@@ -145,7 +145,8 @@ def soak_row(s):
     what = (f"soak: {s['observers']} observers of every frame, a launch every {s['interval_ms']} ms for {s['seconds']} s "
             f"({s['launches']} launches)")
     measured = (f"RSS {s['rss_after_warmup_kib'] / 1024:.1f} MiB after {s['warmup_seconds']} s → {s['rss_last_kib'] / 1024:.1f} MiB "
-                f"({s['rss_growth_percent']:+.2f} %, max {s['rss_max_after_warmup_kib'] / 1024:.1f}); "
+                f"({s['rss_growth_percent']:+.2f} %, max {s['rss_max_after_warmup_kib'] / 1024:.1f}; "
+                f"{s.get('rss_after_observers_left_kib', s['rss_last_kib']) / 1024:.1f} once the observers left); "
                 f"{s['state_events']} state events, {s['lost_state_events']} lost, {s['disconnected']} observers dropped; "
                 f"descriptors {s['fds_idle']} idle → {s['fds_max']} max → {s['fds_end']} at the end")
     target = f"growth ≤ 1 %, none lost, descriptors back to idle: {verdict(ok)}"

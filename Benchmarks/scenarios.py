@@ -210,10 +210,14 @@ def soak(build, load_bin, seconds=None, observers=1000, interval_ms=100):
             # Its first line: the observers are registered and launching starts (the clock's zero).
             if not load_run.stdout.readline():
                 raise RuntimeError(f"curtain-load soak: {load_run.communicate(timeout=60)[1].strip()}")
-            samples, fds = [], []
+            samples, fds, launching = [], [], []
+            started = time.monotonic()
             while load_run.poll() is None:
                 samples.append(rss_kib(daemon.pid))
                 fds.append(open_fds(daemon.pid))
+                # The samples of the launching itself (after it, the observers drain and leave).
+                if time.monotonic() - started <= seconds:
+                    launching.append((time.monotonic() - started, samples[-1]))
                 time.sleep(1)  # sampling RSS once a second while the soak runs
             stdout, stderr = load_run.communicate(timeout=60)
             if load_run.returncode != 0:
@@ -223,10 +227,14 @@ def soak(build, load_bin, seconds=None, observers=1000, interval_ms=100):
             deadline = time.monotonic() + 30
             while open_fds(daemon.pid) > idle_fds and time.monotonic() < deadline:
                 time.sleep(0.1)  # polling a count, bounded by the deadline
-            start = samples[min(warmup, len(samples) - 1)]
+            # Growth over the launching after its first minute: its last sample against the
+            # first one past the warm-up.
+            window = [rss for t, rss in launching if t >= warmup] or [launching[-1][1]]
+            start, last = window[0], window[-1]
             result.update({"warmup_seconds": warmup, "rss_idle_kib": idle_rss, "rss_after_warmup_kib": start,
-                           "rss_last_kib": samples[-1], "rss_max_after_warmup_kib": max(samples[warmup:] or samples[-1:]),
-                           "rss_growth_percent": round((samples[-1] - start) / start * 100, 2),
+                           "rss_last_kib": last, "rss_max_after_warmup_kib": max(window),
+                           "rss_after_observers_left_kib": samples[-1],
+                           "rss_growth_percent": round((last - start) / start * 100, 2),
                            "fds_idle": idle_fds, "fds_max": max(fds), "fds_end": open_fds(daemon.pid),
                            "rss_samples_kib": samples})
         finally:
