@@ -138,6 +138,21 @@ def verdict(ok):
     return "meets" if ok else "**misses**"
 
 
+def soak_row(s):
+    """Scenario 8 (issue 18): RSS growth after the warm-up ≤ 1 %, no state event lost by an
+    observer that kept reading, descriptors back to the idle count."""
+    ok = s["rss_growth_percent"] <= 1.0 and s["lost_state_events"] == 0 and s["disconnected"] == 0 and s["fds_end"] <= s["fds_idle"]
+    what = (f"soak: {s['observers']} observers of every frame, a launch every {s['interval_ms']} ms for {s['seconds']} s "
+            f"({s['launches']} launches)")
+    measured = (f"RSS {s['rss_after_warmup_kib'] / 1024:.1f} MiB after {s['warmup_seconds']} s → {s['rss_last_kib'] / 1024:.1f} MiB "
+                f"({s['rss_growth_percent']:+.2f} %, max {s['rss_max_after_warmup_kib'] / 1024:.1f}; "
+                f"{s.get('rss_after_observers_left_kib', s['rss_last_kib']) / 1024:.1f} once the observers left); "
+                f"{s['state_events']} state events, {s['lost_state_events']} lost, {s['disconnected']} observers dropped; "
+                f"descriptors {s['fds_idle']} idle → {s['fds_max']} max → {s['fds_end']} at the end")
+    target = f"growth ≤ 1 %, none lost, descriptors back to idle: {verdict(ok)}"
+    return what, measured, "—", f"{s['rss_growth_percent']:+.2f} %", target
+
+
 def scenario_table(r, timeline):
     """Issue 9's scenarios: what was measured, its reference, the ratio and the target."""
     rows = []
@@ -199,6 +214,8 @@ def scenario_table(r, timeline):
     ratio = t["launches_per_second"] / t["spawn_floor_per_second"]
     row(6, f"launches per second, app ready at once ({t['count']} launches, {t['revealed']} revealed)", f"{t['launches_per_second']:.0f} /s",
         f"`/bin/true` spawned and waited for: {t['spawn_floor_per_second']:.0f} /s", f"{ratio:.2f}", f"≥ 0.5: {verdict(ratio >= 0.5)}")
+    if "soak" in r:
+        row(8, *soak_row(r["soak"]))
     budget = 1e9 / 120
     for name, label in (("cubic-bezier evaluation (ease)", "cubic-bezier evaluation"), ("spring evaluation (underdamped)", "spring evaluation"),
                         ("10-track frame", "10-layer frame")):

@@ -2,12 +2,13 @@
 """make bench, issue 9's scenarios: curtaind (release) under load from curtain-load, a separate
 process, each number next to a reference measured in the same run on this machine.
 
-Usage: scenarios.py BUILD_DIR STATIC_BUILD_DIR RESULTS_DIR [frames|launch]   (scenario 4 or 3 alone)
+Usage: scenarios.py BUILD_DIR STATIC_BUILD_DIR RESULTS_DIR [frames|launch|hostile|soak]   (scenario 4, 3, 5's bursts or 8 alone)
   BUILD_DIR/release holds curtaind and curtain-load; STATIC_BUILD_DIR/release a static
   curtainctl. Writes RESULTS_DIR/scenarios.json. Every load is bounded in count and time and
   stays on this machine (Unix sockets in a temporary directory).
 
-Environment: BENCH_QUICK=1 shrinks every count (a smoke run); BENCH_STALL_SECONDS (60).
+Environment: BENCH_QUICK=1 shrinks every count (a smoke run); BENCH_STALL_SECONDS (60);
+BENCH_SOAK_SECONDS (600): the soak's length.
 """
 import json, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 
@@ -17,6 +18,7 @@ from hostile_burst import hostile_burst  # what the adversarial tests send, in b
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 STALL_SECONDS = int(os.environ.get("BENCH_STALL_SECONDS", "10" if QUICK else "60"))
 N = lambda full, quick: quick if QUICK else full
+SOAK_SECONDS = int(os.environ.get("BENCH_SOAK_SECONDS", "60" if QUICK else "600"))
 
 
 def log(*args):
@@ -223,6 +225,64 @@ def load(build, *arguments, timeout=900):
     return json.loads(result.stdout)
 
 
+def open_fds(pid):
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def soak(build, load_bin, seconds=None, observers=1000, interval_ms=100):
+    """8. Soak (issue 18): 1000 observers of every frame and state event, a launch every
+    100 ms (transitions of 30 ms at 120 Hz; the C ready-app) for BENCH_SOAK_SECONDS. RSS is
+    sampled once a second: its growth from the end of the first minute (or half the run, if
+    shorter) to the end; every observer must have seen every launch's state events without a
+    gap; the daemon's descriptors must be back to the idle count (after one warm-up launch)
+    once the observers left."""
+    seconds = seconds or SOAK_SECONDS
+    warmup = min(60, seconds // 2)
+    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+        daemon = Daemon(build, d, config(d, [f"{build}/curtain-ready-app"], appear=0.03, reveal=0.03))
+        try:
+            # One launch first: its spawn makes swift-subprocess's monitor (an epoll, an eventfd,
+            # a timerfd) and another event loop, once; "idle" is after it.
+            load(build, "throughput", "--socket", daemon.socket, "--count", 1, "--app", "bench")
+            idle_fds, idle_rss = open_fds(daemon.pid), rss_kib(daemon.pid)
+            load_run = subprocess.Popen([f"{build}/curtain-load", "soak", "--socket", daemon.socket, "--observers", str(observers),
+                                         "--seconds", str(seconds), "--interval", str(interval_ms), "--app", "bench"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            # Its first line: the observers are registered and launching starts (the clock's zero).
+            if not load_run.stdout.readline():
+                raise RuntimeError(f"curtain-load soak: {load_run.communicate(timeout=60)[1].strip()}")
+            samples, fds, launching = [], [], []
+            started = time.monotonic()
+            while load_run.poll() is None:
+                samples.append(rss_kib(daemon.pid))
+                fds.append(open_fds(daemon.pid))
+                # The samples of the launching itself (after it, the observers drain and leave).
+                if time.monotonic() - started <= seconds:
+                    launching.append((time.monotonic() - started, samples[-1]))
+                time.sleep(1)  # sampling RSS once a second while the soak runs
+            stdout, stderr = load_run.communicate(timeout=60)
+            if load_run.returncode != 0:
+                raise RuntimeError(f"curtain-load soak: {stderr.strip()}")
+            result = json.loads(stdout)
+            # The observers closed their connections: the daemon closes its ends (bounded wait).
+            deadline = time.monotonic() + 30
+            while open_fds(daemon.pid) > idle_fds and time.monotonic() < deadline:
+                time.sleep(0.1)  # polling a count, bounded by the deadline
+            # Growth over the launching after its first minute: its last sample against the
+            # first one past the warm-up.
+            window = [rss for t, rss in launching if t >= warmup] or [launching[-1][1]]
+            start, last = window[0], window[-1]
+            result.update({"warmup_seconds": warmup, "rss_idle_kib": idle_rss, "rss_after_warmup_kib": start,
+                           "rss_last_kib": last, "rss_max_after_warmup_kib": max(window),
+                           "rss_after_observers_left_kib": samples[-1],
+                           "rss_growth_percent": round((last - start) / start * 100, 2),
+                           "fds_idle": idle_fds, "fds_max": max(fds), "fds_end": open_fds(daemon.pid),
+                           "rss_samples_kib": samples})
+        finally:
+            daemon.stop()
+    return result
+
+
 def percentiles_ms(times_s):
     ordered = sorted(times_s)
     pick = lambda p: ordered[min(len(ordered) - 1, max(0, int(-(-p * len(ordered) // 100)) - 1))]
@@ -396,6 +456,9 @@ def main(build, static_build, results):
     out["memory"]["hostile"] = memory_after_hostile(build)
     log("5. memory after hostile clients", out["memory"]["hostile"])
 
+    out["soak"] = soak(build, load_bin)
+    log("8. soak", {k: v for k, v in out["soak"].items() if k != "rss_samples_kib"})
+
     json.dump(out, open(os.path.join(results, "scenarios.json"), "w"), indent=2)
     return out
 
@@ -406,7 +469,14 @@ if __name__ == "__main__":
         build_dir = os.path.abspath(sys.argv[1]) + "/release"
         print(json.dumps(memory_after_hostile(build_dir), indent=2))
         sys.exit(0)
-    if sys.argv[4:] == ["frames"]:
+    if sys.argv[4:] == ["soak"]:
+        # Scenario 8 alone (BENCH_SOAK_SECONDS long).
+        build_dir = os.path.abspath(sys.argv[1]) + "/release"
+        os.makedirs(sys.argv[3], exist_ok=True)
+        result = soak(build_dir, f"{build_dir}/curtain-load")
+        json.dump({"soak": result}, open(os.path.join(sys.argv[3], "soak.json"), "w"), indent=2)
+        log("8. soak", {k: v for k, v in result.items() if k != "rss_samples_kib"})
+    elif sys.argv[4:] == ["frames"]:
         # Scenario 4 alone (frames beside the C floor), e.g. after a change of the frame path.
         build_dir = os.path.abspath(sys.argv[1]) + "/release"
         os.makedirs(sys.argv[3], exist_ok=True)

@@ -12,11 +12,11 @@ import Varlink
 struct Scenarios {
     let socket: String
 
-    private func client() throws(LoadError) -> DaemonClient {
+    func client() throws(LoadError) -> DaemonClient {
         do { return try DaemonClient.connect(explicit: socket) } catch { throw .daemon("\(error)") }
     }
 
-    private func call(_ client: inout DaemonClient, _ method: String, _ parameters: [String: JSONValue] = [:]) throws(LoadError) -> [String: JSONValue] {
+    func call(_ client: inout DaemonClient, _ method: String, _ parameters: [String: JSONValue] = [:]) throws(LoadError) -> [String: JSONValue] {
         do { return try client.call("io.curtain.Launcher." + method, parameters) } catch { throw .daemon("\(method): \(error)") }
     }
 
@@ -169,7 +169,7 @@ struct Scenarios {
     }
 
     /// Watch calls are registered asynchronously: wait until the daemon counts them.
-    private func waitForObservers(_ client: inout DaemonClient, _ count: Int) throws(LoadError) {
+    func waitForObservers(_ client: inout DaemonClient, _ count: Int) throws(LoadError) {
         let deadline = Time.now() + 30_000_000_000
         while Time.now() < deadline {
             if case .int(let n)? = try call(&client, "GetStatistics")["observers"], n >= count { return }

@@ -13,11 +13,12 @@ import Systemd
 ///   curtain-load frames     --socket PATH --observers N --launches K --app NAME --pid DAEMON_PID
 ///   curtain-load hold       --socket PATH --observers N [--frames] [--stall]
 ///   curtain-load throughput --socket PATH --count N --app NAME
+///   curtain-load soak       --socket PATH --observers N --seconds S --interval MS --app NAME (a line when launching starts)
 ///   curtain-load app        [--go FIFO --sent FIFO]     (the app curtaind spawns)
 ///
 /// Prints one JSON object (hold: one line once its observers are registered); exit 1 with one
 /// line on stderr when a scenario cannot run.
-let usage = "curtain-load ping|launch|frames|hold|throughput|app [--socket PATH] [--count N] [--observers N] [--launches K] [--app NAME] [--go FIFO --sent FIFO] [--pid PID] [--frames] [--stall]"
+let usage = "curtain-load ping|launch|frames|hold|throughput|soak|app [--socket PATH] [--count N] [--observers N] [--launches K] [--app NAME] [--go FIFO --sent FIFO] [--pid PID] [--seconds S] [--interval MS] [--frames] [--stall]"
 
 /// The app: ready at once, or — with --go/--sent — when told, reporting when it sent READY=1.
 /// sd_notify_barrier makes curtaind take READY=1 before it sees this process exit.
@@ -68,6 +69,7 @@ func run() throws(LoadError) {
     case "frames": printJSON(try scenarios.frames(observers: try int("observers"), launches: try int("launches", 3), app: try string("app"), daemon: Int32(try int("pid"))))
     case "hold": try scenarios.hold(observers: try int("observers"), frames: options["frames"] != nil, stall: options["stall"] != nil)
     case "throughput": printJSON(try scenarios.throughput(count: try int("count"), app: try string("app")))
+    case "soak": printJSON(try scenarios.soak(observers: try int("observers"), seconds: try int("seconds"), interval: try int("interval", 100), app: try string("app")))
     default: throw .usage(usage)
     }
 }

@@ -26,12 +26,13 @@ struct Curtainctl: ParsableCommand {
                       CurveCommand.self, TimelineCommand.self, RenderStub.self, SceneStub.self, ConfigStub.self, RouteStub.self]
     )
 
+    /// `ping` that succeeds is answered before anything else is built (PingFastPath).
     /// Numbers after `--at` may be negative (extrapolation); ArgumentParser would take "-0.5"
     /// for an option, so each is attached to its option first ("--at=-0.5").
     /// Also maps ArgumentParser's usage failures (64) onto curtainctl's documented status 2.
     static func main() {
+        if let status = PingFastPath.run(argc: CommandLine.argc, argv: CommandLine.unsafeArgv) { Glibc.exit(status) }
         let arguments = attachNegativeNumbers(Array(CommandLine.arguments.dropFirst()), after: ["--at"])
-        if let status = PingCommand.fastPath(arguments) { Glibc.exit(status) }
         runMappingUsageErrors(arguments)
     }
 }

@@ -168,12 +168,22 @@ actor ProcessSupervisor: AppSupervisor {
     /// here. Only while no app is being spawned: a new main process that exited at once is
     /// swift-subprocess's to reap, and it is not registered yet.
     private func reapOrphans() {
-        guard sweepsOrphans, starting.isEmpty else { return }
+        guard sweepsOrphans, starting.isEmpty, Self.hasExitedChild() else { return }
         let me = getpid()
         for entry in ProcessTree.snapshot().values where entry.parent == me && entry.zombie && instances[entry.pid] == nil {
             var status: Int32 = 0
             _ = waitpid(entry.pid, &status, WNOHANG)
         }
+    }
+
+    /// Whether any child of this process has exited and waits to be reaped, asked without
+    /// reaping it (WNOWAIT): after almost every app's exit there is none, and the /proc scan
+    /// `reapOrphans` would make is skipped (a scan of every process was a large part of a
+    /// launch's cost in `make bench` scenario 6; issue 18).
+    static func hasExitedChild() -> Bool {
+        var info = siginfo_t()
+        guard waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return false }   // ECHILD: no children
+        return info._sifields._sigchld.si_pid != 0
     }
 
     // MARK: - Starting and stopping apps
@@ -403,7 +413,12 @@ actor ProcessSupervisor: AppSupervisor {
         // Whatever it left behind, in its group or re-parented here (as systemd stops a
         // service's whole cgroup when its main process exits).
         kill(-pid, SIGKILL)
-        let leftovers = processes(of: instance, in: ProcessTree.snapshot(), includeMain: false)
+        // Whatever it left is a child of this process or below one: re-parented here when its
+        // parent exited (curtaind is a child subreaper), or one of our children whose
+        // CURTAIN_LAUNCH_ID names the launch. With no children but apps' main processes,
+        // nothing is left and the scan of every process on the machine is skipped (issue 18).
+        let nothingLeft = ProcessTree.children().map { $0.subtracting(instances.keys).isEmpty } ?? false
+        let leftovers = nothingLeft ? [] : processes(of: instance, in: ProcessTree.snapshot(), includeMain: false)
         await ProcessTree.stop(leftovers, grace: .zero)
         runtime?.setProcesses(launch: id.value, app: instance.app, [])
         reapOrphans()

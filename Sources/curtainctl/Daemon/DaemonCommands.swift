@@ -10,25 +10,6 @@ struct PingCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "ping", abstract: "Check that curtaind answers, and how fast.")
     @OptionGroup var options: DaemonOptions
 
-    /// `ping` and `ping --socket PATH` without ArgumentParser: its protocol-conformance
-    /// lookups cost ~2 ms in a binary this size (measured with callgrind), and a liveness
-    /// probe is the one command scripts run in a loop. Anything else takes the normal path.
-    static func fastPath(_ arguments: [String]) -> Int32? {
-        let socket: String?
-        switch arguments.count {
-        case 1 where arguments[0] == "ping": socket = nil
-        case 3 where arguments[0] == "ping" && arguments[1] == "--socket": socket = arguments[2]
-        default: return nil
-        }
-        var client: DaemonClient
-        do { client = try DaemonClient.connect(explicit: socket) } catch { fail(error.description, status: 3) }
-        defer { client.close() }
-        let (path, micros): (String, Int)
-        do { (path, micros) = try roundTrip(&client) } catch { fail(error.description, status: 1) }
-        print("pong from \(path) in \(micros) µs")
-        return 0
-    }
-
     static func roundTrip(_ client: inout DaemonClient) throws(DaemonClient.ClientError) -> (String, Int) {
         var start = timespec(), end = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CNotify
+import CurtainTestKit
+@testable import CurtainDaemon
+import Foundation
+import Testing
+
+/// `ProcessSupervisor.hasExitedChild`: the cheap question that lets `reapOrphans` skip its scan
+/// of /proc. It must see an exited, unreaped child, and must leave it unreaped (the child may be
+/// swift-subprocess's to reap). Whether it is false with no zombie cannot be asserted here:
+/// other suites' children share this process.
+@Suite struct ExitedChildTests {
+    @Test(.timeLimit(.minutes(1))) func anExitedChildIsSeenAndLeftUnreaped() throws {
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        defer { argv.forEach { free($0) } }
+        #expect(posix_spawn(&pid, "/bin/true", nil, nil, argv, environ) == 0)
+        // Wait for its exit on a pidfd (readable once it has exited), without reaping it.
+        let fd = curtain_pidfd_open(pid)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&poller, 1, 10_000) == 1)
+
+        #expect(ProcessSupervisor.hasExitedChild())
+        // Still there to be reaped by its owner: WNOWAIT took nothing.
+        var status: Int32 = 0
+        #expect(waitpid(pid, &status, WNOHANG) == pid)
+        #expect(status == 0)
+    }
+
+    /// `ProcessTree.children`: what `exited` asks before it would scan every process (with no
+    /// children but apps' main processes, nothing of an exited app can be left).
+    @Test(.timeLimit(.minutes(1))) func childrenListsAChildUntilItIsReaped() throws {
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        defer { argv.forEach { free($0) } }
+        #expect(posix_spawn(&pid, "/bin/true", nil, nil, argv, environ) == 0)
+        #expect(ProcessTree.children()?.contains(pid) == true)   // running, or exited and unreaped
+        var status: Int32 = 0
+        #expect(waitpid(pid, &status, 0) == pid)
+        #expect(ProcessTree.children()?.contains(pid) == false)
+    }
+
+    /// An app that exits leaving a helper in a session of its own: the helper (now curtaind's
+    /// child) is stopped with the app's exit, the skipped scan notwithstanding.
+    @Test(.timeLimit(.minutes(1))) func whatAnExitedAppLeftIsStopped() async throws {
+        let setup = try RuntimeTests.Setup()
+        defer { setup.remove() }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: setup.config))
+        handle.seekToEndOfFile()
+        handle.write(Data("""
+
+            [[apps]]
+            name = "leaver"
+            exec = ["\(RuntimeTests.apps)/leaver.sh", "\(setup.directory.path)"]
+            screens = ["home"]
+            default_screen = "home"
+            single_instance = false
+
+            """.utf8))
+        try handle.close()
+        let daemon = try await setup.start()
+        let launched = try await setup.launch("leaver")
+        #expect(SupervisorTests.states(launched.events).last == "failed", "\(launched.events)")
+        let text = try String(contentsOfFile: setup.directory.appendingPathComponent("leaver-\(launched.id).pid").path, encoding: .utf8)
+        let helper = try #require(pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(await SupervisorTests.exits(helper, within: 10), "\(helper) \(daemon.output)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.finish(within: 15).status == 0)
+    }
+}
