@@ -122,7 +122,7 @@ final class ServerConnection: Sendable {
     /// public accessor for it.
     static func descriptor(of channel: any Channel) -> Int32? {
         let text = String(describing: channel)
-        guard let range = text.range(of: "fd=") else { return nil }
+        guard let range = text.firstRange(of: "fd=") else { return nil }
         return Int32(text[range.upperBound...].prefix { $0.isNumber })
     }
 

@@ -54,7 +54,7 @@ enum ProcessTree {
     /// scan took tens of milliseconds). Nil when they cannot be read (a kernel without
     /// CONFIG_PROC_CHILDREN): then only `snapshot` can tell.
     static func children() -> Set<pid_t>? {
-        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return nil }
+        guard let tasks = POSIX.directoryEntries("/proc/self/task") else { return nil }
         var result: Set<pid_t> = []
         for task in tasks {
             let fd = open("/proc/self/task/\(task)/children", O_RDONLY | O_CLOEXEC)
