@@ -151,20 +151,26 @@ public final class VarlinkServer: Sendable {
         let bootstrap = ServerBootstrap(group: group).serverChannelOption(.backlog, value: VarlinkServer.listenBacklog)
         let server: NIOAsyncChannel<Connection, Never>
         var createdPath: String? = nil
+        let listening: Int32
         switch address {
         case .path(let path):
             try Self.removeStaleSocket(at: path)
             // Bound here rather than by NIO, which refuses paths past 103 bytes (macOS's
             // sun_path) on Linux too: UnixSocketAddress allows all of Linux's 107.
             let fd = try Self.listeningSocket(at: path)
+            listening = fd
             createdPath = path
             // The channel owns the descriptor from here on, also when binding fails.
             do { server = try await bootstrap.bind(fd, childChannelInitializer: initializer) } catch { unlink(path); throw error }
             if chmod(path, configuration.socketMode) != 0 { throw ServerError.system("chmod \(path)", errno) }
             if let gid = configuration.socketGroup, chown(path, uid_t.max, gid) != 0 { throw ServerError.system("chown \(path)", errno) }
         case .listeningDescriptor(let fd):
+            listening = fd
             server = try await bootstrap.bind(fd, childChannelInitializer: initializer)
         }
+        // NIO adopts a descriptor by listening on it again with its default backlog (128),
+        // whatever `.backlog` says: restore ours (Linux updates a listening socket's backlog).
+        _ = listen(listening, Self.listenBacklog)
         defer { if let createdPath { unlink(createdPath) } }
         logger.debug("listening", metadata: ["address": "\(address)"])
         onListening()
