@@ -75,8 +75,8 @@ test: protocols
 # The Swift sources against .swift-format (swift-nio's configuration, line length 120):
 # `swift format lint --strict` over Package.swift, Sources, Tests, Benchmarks and Fuzz (about
 # 8 s of CPU; 20-25 s on a busy two-core machine). tools/format formats in place. `make test`
-# runs the lint first once LINT is yes: off until the tree has been formatted once.
-LINT ?= no
+# runs the lint first (LINT=no skips it, e.g. while a change is being shaped).
+LINT ?= yes
 lint:
 	./tools/format --check
 

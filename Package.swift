@@ -1,7 +1,8 @@
 // swift-tools-version:6.1
 import PackageDescription
-import class Foundation.ProcessInfo
+
 import class Foundation.FileManager
+import class Foundation.ProcessInfo
 
 // Module layout: see ARCHITECTURE.md. CurtainCore is pure (no IO, no clock).
 let package = Package(
@@ -43,9 +44,18 @@ let package = Package(
         // itself starts without the configuration reader's code.
         .executableTarget(
             name: "curtainctl-config",
-            dependencies: ["CurtainCore", "CurtainConfig", "CurtainctlSupport", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "CurtainCore", "CurtainConfig", "CurtainctlSupport", "JSON",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
-        .target(name: "CurtainctlSupport", dependencies: ["CurtainCore", "JSON", "UnixSockets", "Varlink", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .target(
+            name: "CurtainctlSupport",
+            dependencies: [
+                "CurtainCore", "JSON", "UnixSockets", "Varlink",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // libsystemd (Debian's libsystemd-dev, installed by `make setup`).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // recvmsg with SCM_CREDENTIALS/SCM_RIGHTS for the notify socket (CMSG_* are macros).
@@ -56,7 +66,10 @@ let package = Package(
         // socket by hand builds it here. Only libc, so CurtainCore stays free of IO and
         // curtainctl of Foundation.
         .target(name: "UnixSockets"),
-        .target(name: "Systemd", dependencies: ["CSystemd", "CNotify", "UnixSockets", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "Systemd",
+            dependencies: ["CSystemd", "CNotify", "UnixSockets", .product(name: "Logging", package: "swift-log")]
+        ),
         // Composition: configuration, Varlink server, systemd integration, lifecycle.
         .target(
             name: "CurtainDaemon",
@@ -71,7 +84,9 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             // The Varlink interface files are the source of truth, compiled in as bytes.
-            resources: [.embedInCode("Interface/io.curtain.Launcher.varlink"), .embedInCode("Interface/io.curtain.App.varlink")]
+            resources: [
+                .embedInCode("Interface/io.curtain.Launcher.varlink"), .embedInCode("Interface/io.curtain.App.varlink"),
+            ]
         ),
         .executableTarget(
             name: "curtaind",
@@ -81,10 +96,15 @@ let package = Package(
         // A destination app for demos and tests: sd_notify stages, elements, warm starts.
         .executableTarget(
             name: "curtain-demo-app",
-            dependencies: ["Systemd", "Varlink", "VarlinkNIO", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "Systemd", "Varlink", "VarlinkNIO", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         // Test kit: logs and notifies from a separate process for Tests/SystemdTests.
-        .executableTarget(name: "systemd-probe", dependencies: ["Systemd", "CurtainDaemon", .product(name: "Logging", package: "swift-log")]),
+        .executableTarget(
+            name: "systemd-probe",
+            dependencies: ["Systemd", "CurtainDaemon", .product(name: "Logging", package: "swift-log")]
+        ),
         // JSON values, a strict parser and a writer: shared by Varlink and CurtainCore (payloads).
         .target(name: "JSON"),
         .target(name: "Varlink", dependencies: ["JSON"]),
@@ -122,14 +142,21 @@ let package = Package(
         ),
         // The scene renderer: cairo, pango and librsvg (Debian's libcairo2-dev, libpango1.0-dev,
         // librsvg2-dev; `make setup` installs them). See docs/scene.md.
-        .systemLibrary(name: "CCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev", "librsvg2-dev"])]),
+        .systemLibrary(
+            name: "CCairo",
+            pkgConfig: "pangocairo",
+            providers: [.apt(["libcairo2-dev", "libpango1.0-dev", "librsvg2-dev"])]
+        ),
         // Animated WebP previews (libwebpmux's WebPAnimEncoder; Debian's libwebp-dev).
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpmux", providers: [.apt(["libwebp-dev"])]),
         .target(name: "CurtainRender", dependencies: ["CCairo", "CWebP", "CurtainCore"]),
         // `curtainctl render`: run by curtainctl, so that curtainctl itself never loads cairo.
         .executableTarget(
             name: "curtainctl-render",
-            dependencies: ["CurtainCore", "CurtainConfig", "CurtainRender", "CurtainctlSupport", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "CurtainCore", "CurtainConfig", "CurtainRender", "CurtainctlSupport", "JSON",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         // curtain-web: the overlay in a browser (docs/web.md). An HTTP server (NIOHTTP1) for the
         // page (Web/, compiled in), scenes and their assets, text rasterised by CurtainRender
@@ -143,24 +170,62 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
-            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/web.css"), .embedInCode("Web/overlay.mjs"),
-                        .embedInCode("Web/painter.mjs"), .embedInCode("Web/app.mjs")]
+            resources: [
+                .embedInCode("Web/index.html"), .embedInCode("Web/web.css"), .embedInCode("Web/overlay.mjs"),
+                .embedInCode("Web/painter.mjs"), .embedInCode("Web/app.mjs"),
+            ]
         ),
-        .executableTarget(name: "curtain-web", dependencies: ["CurtainWeb", "CurtainCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(
+            name: "curtain-web",
+            dependencies: [
+                "CurtainWeb", "CurtainCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // The page's value→canvas mapping (node --test), the server's limits, and the page in
         // chromium-headless-shell through Playwright (browser_test.py), against a real curtaind.
-        .testTarget(name: "WebTests", dependencies: ["CurtainWeb", "CurtainTestKit"], exclude: ["js", "browser_test.py"]),
-        .testTarget(name: "CurtainRenderTests", dependencies: ["CurtainRender", "CurtainCore", "CurtainTestKit"], exclude: ["Goldens"]),
+        .testTarget(
+            name: "WebTests",
+            dependencies: ["CurtainWeb", "CurtainTestKit"],
+            exclude: ["js", "browser_test.py"]
+        ),
+        .testTarget(
+            name: "CurtainRenderTests",
+            dependencies: ["CurtainRender", "CurtainCore", "CurtainTestKit"],
+            exclude: ["Goldens"]
+        ),
         .testTarget(name: "CurtainCoreTests", dependencies: ["CurtainCore"]),
-        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "UnixSockets", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit"], exclude: ["journal_harness.py"]),
+        .testTarget(
+            name: "SystemdTests",
+            dependencies: [
+                "Systemd", "UnixSockets", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit",
+            ],
+            exclude: ["journal_harness.py"]
+        ),
         // Runs the built curtaind under systemd-socket-activate with a notify socket.
-        .testTarget(name: "DaemonTests", dependencies: ["CNotify", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit", "Varlink", "VarlinkNIO", .product(name: "NIOPosix", package: "swift-nio"),
-                                                   .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                                                   .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle")], exclude: ["launch_client.py", "hostile_client.py", "hostile_burst.py", "apps"]),
-        .testTarget(name: "CurtainConfigTests", dependencies: ["CurtainConfig", "CurtainCore", "CurtainTestKit", "JSON"], exclude: ["toml_reference.py"]),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: [
+                "CNotify", "CurtainDaemon", "CurtainConfig", "CurtainCore", "CurtainTestKit", "Varlink", "VarlinkNIO",
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["launch_client.py", "hostile_client.py", "hostile_burst.py", "apps"]
+        ),
+        .testTarget(
+            name: "CurtainConfigTests",
+            dependencies: ["CurtainConfig", "CurtainCore", "CurtainTestKit", "JSON"],
+            exclude: ["toml_reference.py"]
+        ),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "JSON"]),
         .testTarget(name: "UnixSocketsTests", dependencies: ["UnixSockets"]),
-        .testTarget(name: "VarlinkNIOTests", dependencies: ["VarlinkNIO", "UnixSockets", "Varlink", "JSON", "CurtainTestKit", .product(name: "NIOEmbedded", package: "swift-nio")]),
+        .testTarget(
+            name: "VarlinkNIOTests",
+            dependencies: [
+                "VarlinkNIO", "UnixSockets", "Varlink", "JSON", "CurtainTestKit",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
         // Runs the built varlink-certification against the official clients and servers.
         .testTarget(name: "CertificationTests", dependencies: ["CurtainTestKit"]),
         .testTarget(name: "CurtainctlTests", dependencies: ["CurtainCore", "CurtainTestKit"]),
@@ -174,7 +239,9 @@ let package = Package(
 // once `make protocols` has run wayland-scanner (make build and make test do), because SwiftPM
 // ignores the C a build-tool plugin generates; a bare `swift build` of a fresh clone builds
 // everything else.
-if FileManager.default.fileExists(atPath: Context.packageDirectory + "/Sources/CWaylandProtocols/include/xdg-shell-client-protocol.h") {
+if FileManager.default.fileExists(
+    atPath: Context.packageDirectory + "/Sources/CWaylandProtocols/include/xdg-shell-client-protocol.h"
+) {
     package.targets += [
         // libwayland-client (Debian's libwayland-dev).
         .systemLibrary(name: "CWaylandClient", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
@@ -182,11 +249,17 @@ if FileManager.default.fileExists(atPath: Context.packageDirectory + "/Sources/C
         .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"], exclude: ["protocols"]),
         .executableTarget(
             name: "curtain-overlay",
-            dependencies: ["CWaylandClient", "CWaylandProtocols", "CurtainCore", "CurtainRender", "CurtainctlSupport", "JSON", "Varlink",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "CWaylandClient", "CWaylandProtocols", "CurtainCore", "CurtainRender", "CurtainctlSupport", "JSON",
+                "Varlink",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         // A stand-in app for the overlay's tests: a window of one colour that prints its clicks.
-        .executableTarget(name: "curtain-test-window", dependencies: ["CWaylandClient", "CWaylandProtocols", "UnixSockets"]),
+        .executableTarget(
+            name: "curtain-test-window",
+            dependencies: ["CWaylandClient", "CWaylandProtocols", "UnixSockets"]
+        ),
         // Headless sway and weston, grim screenshots, a real curtaind (docs/overlay.md).
         .testTarget(name: "OverlayTests", dependencies: ["CurtainRender", "CurtainTestKit"]),
     ]
@@ -196,28 +269,32 @@ if FileManager.default.fileExists(atPath: Context.packageDirectory + "/Sources/C
 // which sets CURTAIN_BENCHMARKS=1 and uses its own build directory: tests never pay for it.
 if ProcessInfo.processInfo.environment["CURTAIN_BENCHMARKS"] != nil {
     package.dependencies.append(
-        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"])
+    )
     package.targets.append(
         .executableTarget(
             name: "TimelineBenchmarks",
             dependencies: ["CurtainCore", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/TimelineBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ))
+        )
+    )
     package.targets.append(
         .executableTarget(
             name: "VarlinkBenchmarks",
             dependencies: ["JSON", "Varlink", "VarlinkNIO", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/VarlinkBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ))
+        )
+    )
     package.targets.append(
         .executableTarget(
             name: "RenderBenchmarks",
             dependencies: ["CurtainCore", "CurtainRender", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/RenderBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ))
+        )
+    )
 }
 
 // The libFuzzer targets (Fuzz/run, `make fuzz`) are only part of the package when CURTAIN_FUZZ
@@ -230,11 +307,13 @@ if ProcessInfo.processInfo.environment["CURTAIN_FUZZ"] != nil {
             name: "VarlinkFuzz",
             dependencies: ["JSON", "Varlink", "VarlinkNIO", .product(name: "NIOEmbedded", package: "swift-nio")],
             path: "Fuzz/VarlinkFuzz"
-        ))
+        )
+    )
     package.targets.append(
         .executableTarget(
             name: "LauncherFuzz",
             dependencies: ["CurtainConfig", "CurtainDaemon", "JSON", "Varlink"],
             path: "Fuzz/LauncherFuzz"
-        ))
+        )
+    )
 }

@@ -1,6 +1,7 @@
 import CLoadGenerator
 import CurtainctlSupport
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -48,11 +49,16 @@ final class ObserverPool: @unchecked Sendable {
     func start() {
         let box = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
-        pthread_create(&thread, nil, { argument in
-            let pool = Unmanaged<ObserverPool>.fromOpaque(argument!).takeRetainedValue()
-            pool.loop()
-            return nil
-        }, box)
+        pthread_create(
+            &thread,
+            nil,
+            { argument in
+                let pool = Unmanaged<ObserverPool>.fromOpaque(argument!).takeRetainedValue()
+                pool.loop()
+                return nil
+            },
+            box
+        )
         self.thread = thread
     }
 
@@ -70,7 +76,10 @@ final class ObserverPool: @unchecked Sendable {
         var tags = [UInt64](repeating: 0, count: 256)
         while !stop.load(ordering: .acquiring) {
             let ready = load_epoll_wait(epoll, &tags, Int32(tags.count), 50)
-            if ready < 0 { if errno == EINTR { continue }; return }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return
+            }
             for tag in tags[0..<Int(ready)] { drain(Int(tag), into: &chunk) }
         }
     }
@@ -79,7 +88,7 @@ final class ObserverPool: @unchecked Sendable {
         let fd = fds[index]
         while true {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 { return }   // EAGAIN: all read
+            if n < 0 { return }  // EAGAIN: all read
             if n == 0 {
                 closed += 1
                 _ = load_epoll_remove(epoll, fd)

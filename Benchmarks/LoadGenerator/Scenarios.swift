@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainctlSupport
 import Dispatch
 import JSON
 import Synchronization
 import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The load generator's scenarios (issue 9). Each runs against a curtaind that Benchmarks/run
 /// started with a configuration made for it, and returns its numbers as one JSON object.
@@ -16,8 +17,14 @@ struct Scenarios {
         do { return try DaemonClient.connect(explicit: socket) } catch { throw .daemon("\(error)") }
     }
 
-    func call(_ client: inout DaemonClient, _ method: String, _ parameters: [String: JSONValue] = [:]) throws(LoadError) -> [String: JSONValue] {
-        do { return try client.call("io.curtain.Launcher." + method, parameters) } catch { throw .daemon("\(method): \(error)") }
+    func call(
+        _ client: inout DaemonClient,
+        _ method: String,
+        _ parameters: [String: JSONValue] = [:]
+    ) throws(LoadError) -> [String: JSONValue] {
+        do { return try client.call("io.curtain.Launcher." + method, parameters) } catch {
+            throw .daemon("\(method): \(error)")
+        }
     }
 
     // MARK: 2. IPC on a held connection
@@ -25,7 +32,7 @@ struct Scenarios {
     func ping(count: Int) throws(LoadError) -> [String: JSONValue] {
         var client = try client()
         defer { client.close() }
-        for _ in 0..<min(count, 1000) { _ = try call(&client, "Ping") }   // warm-up
+        for _ in 0..<min(count, 1000) { _ = try call(&client, "Ping") }  // warm-up
         var samples: [Double] = []
         samples.reserveCapacity(count)
         for _ in 0..<count {
@@ -47,21 +54,28 @@ struct Scenarios {
         defer { pool.shutdown() }
         var client = try client()
         defer { client.close() }
-        var presenting: [Double] = [], revealing: [Double] = []
+        var presenting: [Double] = []
+        var revealing: [Double] = []
         for _ in 0..<count {
             let requested = Time.now()
             let reply = try call(&client, "Launch", ["route": ["normal": .string(app)]])
-            guard case .object(let info)? = reply["launch"], case .int(let id)? = info["id"] else { throw .daemon("Launch answered \(reply)") }
+            guard case .object(let info)? = reply["launch"], case .int(let id)? = info["id"] else {
+                throw .daemon("Launch answered \(reply)")
+            }
             let launch = UInt64(id)
             presenting.append(Double(try states.wait(launch, "presenting") - requested) / 1000)
             _ = try states.wait(launch, "holding")
             try Fifo.write(go, "go\n")
-            guard let readyAt = Int64(try Fifo.read(sent).split(separator: "\n").first ?? "") else { throw .daemon("the app wrote no time") }
+            guard let readyAt = Int64(try Fifo.read(sent).split(separator: "\n").first ?? "") else {
+                throw .daemon("the app wrote no time")
+            }
             revealing.append(Double(try states.wait(launch, "revealing") - readyAt) / 1000)
             _ = try states.wait(launch, "revealed")
         }
-        return ["unit": "µs", "launch_to_presenting": .object(Summary(presenting).json()),
-                "ready_to_revealing": .object(Summary(revealing).json())]
+        return [
+            "unit": "µs", "launch_to_presenting": .object(Summary(presenting).json()),
+            "ready_to_revealing": .object(Summary(revealing).json()),
+        ]
     }
 
     // MARK: 4. Frame pacing
@@ -134,9 +148,11 @@ struct Scenarios {
         let floorStarted = Time.now()
         for _ in 0..<count { try Spawn.trueAndWait() }
         let floorSeconds = Double(Time.now() - floorStarted) / 1e9
-        return ["count": .int(Int64(count)), "revealed": .int(Int64(revealed)),
-                "launches_per_second": .float((Double(count) / launchSeconds * 10).rounded() / 10),
-                "spawn_floor_per_second": .float((Double(count) / floorSeconds * 10).rounded() / 10)]
+        return [
+            "count": .int(Int64(count)), "revealed": .int(Int64(revealed)),
+            "launches_per_second": .float((Double(count) / launchSeconds * 10).rounded() / 10),
+            "spawn_floor_per_second": .float((Double(count) / floorSeconds * 10).rounded() / 10),
+        ]
     }
 
     // MARK: Helpers
@@ -159,7 +175,9 @@ struct Scenarios {
 
     /// One observer of state events feeding `states`.
     private func observe(count: Int, frames: Bool, states: StateLog) throws(LoadError) -> ObserverPool {
-        let pool = ObserverPool { connection, arrived, message in states.record(message, arrived: arrived, observer: connection) }
+        let pool = ObserverPool { connection, arrived, message in
+            states.record(message, arrived: arrived, observer: connection)
+        }
         try pool.connect(count: count, to: socket, call: Self.watch(frames: frames))
         pool.start()
         var client = try client()
@@ -173,27 +191,35 @@ struct Scenarios {
         let deadline = Time.now() + 30_000_000_000
         while Time.now() < deadline {
             if case .int(let n)? = try call(&client, "GetStatistics")["observers"], n >= count { return }
-            usleep(10_000)   // polling a counter in a benchmark harness, bounded by the deadline
+            usleep(10_000)  // polling a counter in a benchmark harness, bounded by the deadline
         }
         throw .timeout("\(count) observers to register")
     }
 
     /// The daemon clock's zero on CLOCK_BOOTTIME, in nanoseconds.
     private func clockOrigin(_ client: inout DaemonClient) throws(LoadError) -> Int64 {
-        guard case .int(let usec)? = try call(&client, "GetStatus")["clock_origin_usec"] else { throw .daemon("GetStatus has no clock_origin_usec") }
+        guard case .int(let usec)? = try call(&client, "GetStatus")["clock_origin_usec"] else {
+            throw .daemon("GetStatus has no clock_origin_usec")
+        }
         return usec * 1000
     }
 }
 
 /// When each observer saw each launch reach each state.
 final class StateLog: Sendable {
-    private struct State { var seen: [String: Int64] = [:]; var revealedBy = Set<Int>() }
+    private struct State {
+        var seen: [String: Int64] = [:]
+        var revealedBy = Set<Int>()
+    }
     private let state = Mutex(State())
     private let signal = DispatchSemaphore(value: 0)
 
     func record(_ message: UnsafeRawBufferPointer, arrived: Int64, observer: Int) {
         guard message.contains(#""kind":"state""#), let launch = message.number(after: #""launch":"#) else { return }
-        for to: StaticString in [#""to":"presenting""#, #""to":"holding""#, #""to":"revealing""#, #""to":"revealed""#, #""to":"failed""#, #""to":"cancelled""#]
+        for to: StaticString in [
+            #""to":"presenting""#, #""to":"holding""#, #""to":"revealing""#, #""to":"revealed""#, #""to":"failed""#,
+            #""to":"cancelled""#,
+        ]
         where message.contains(to) {
             let name = String(describing: to).split(separator: "\"").last.map(String.init) ?? ""
             state.withLock { s in
@@ -209,7 +235,8 @@ final class StateLog: Sendable {
         let key = "\(launch) \(to)"
         while true {
             if let seen = state.withLock({ $0.seen[key] }) { return seen }
-            if let failed = state.withLock({ s in ["failed", "cancelled"].first { s.seen["\(launch) \($0)"] != nil } }) {
+            if let failed = state.withLock({ s in ["failed", "cancelled"].first { s.seen["\(launch) \($0)"] != nil } })
+            {
                 throw .daemon("launch \(launch) \(failed)")
             }
             guard signal.wait(timeout: .now() + 30) == .success else { throw .timeout("launch \(launch) to be \(to)") }
@@ -219,7 +246,9 @@ final class StateLog: Sendable {
     /// Until `observers` observers have seen a launch end.
     func waitAll(_ observers: Int) throws(LoadError) {
         while state.withLock({ $0.revealedBy.count }) < observers {
-            guard signal.wait(timeout: .now() + 30) == .success else { throw .timeout("every observer to see the launch end") }
+            guard signal.wait(timeout: .now() + 30) == .success else {
+                throw .timeout("every observer to see the launch end")
+            }
         }
     }
 
@@ -244,26 +273,34 @@ final class Pacing: @unchecked Sendable {
 
     func frame(_ observer: Int, arrived: Int64, _ message: UnsafeRawBufferPointer) {
         guard let time = message.number(after: #""time":"#), let index = message.number(after: #""frame":"#),
-              let launch = message.number(after: #""launch":"#) else { return }
+            let launch = message.number(after: #""launch":"#)
+        else { return }
         frames += 1
         let reveal = message.contains(#""transition":"reveal""#)
-        if message.contains(#""final":true"#) { last[observer] = nil; return }   // off the grid by design
+        if message.contains(#""final":true"#) {
+            last[observer] = nil
+            return
+        }  // off the grid by design
         lateness.append(Double(arrived - origin - Int64(time * 1e9)) / 1e6)
-        if let previous = last[observer], previous.launch == Int(launch), previous.transition == reveal, Int(index) > previous.index + 1 {
+        if let previous = last[observer], previous.launch == Int(launch), previous.transition == reveal,
+            Int(index) > previous.index + 1
+        {
             missing += Int(index) - previous.index - 1
         }
         last[observer] = (Int(launch), reveal, Int(index))
     }
 
     func json() -> [String: JSONValue] {
-        ["unit": "ms", "frames_received": .int(Int64(frames)), "frames_missing": .int(Int64(missing)),
-         "lateness": .object(Summary(lateness).json())]
+        [
+            "unit": "ms", "frames_received": .int(Int64(frames)), "frames_missing": .int(Int64(missing)),
+            "lateness": .object(Summary(lateness).json()),
+        ]
     }
 }
 
 enum Fifo {
     static func write(_ path: String, _ text: String) throws(LoadError) {
-        let fd = open(path, O_WRONLY | O_CLOEXEC)   // blocks until the app opens it for reading
+        let fd = open(path, O_WRONLY | O_CLOEXEC)  // blocks until the app opens it for reading
         guard fd >= 0 else { throw .system("open \(path)", errno) }
         defer { close(fd) }
         let bytes = Array(text.utf8)
@@ -271,14 +308,17 @@ enum Fifo {
     }
 
     static func read(_ path: String) throws(LoadError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)   // blocks until the app opens it for writing
+        let fd = open(path, O_RDONLY | O_CLOEXEC)  // blocks until the app opens it for writing
         guard fd >= 0 else { throw .system("open \(path)", errno) }
         defer { close(fd) }
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 256)
         while true {
             let n = Glibc.read(fd, &buffer, buffer.count)
-            if n < 0 { if errno == EINTR { continue }; throw .system("read \(path)", errno) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .system("read \(path)", errno)
+            }
             if n == 0 { return String(decoding: out, as: UTF8.self) }
             out += buffer[0..<n]
         }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainctlSupport
 import JSON
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // MARK: Soak (issue 18)
 
@@ -35,19 +36,20 @@ extension Scenarios {
         while next < end {
             let reply = try call(&client, "Launch", ["route": ["normal": .string(app)]])
             guard case .object(let info)? = reply["launch"], case .int(let id)? = info["id"],
-                  case .string(let decision)? = reply["decision"] else { throw .daemon("Launch answered \(reply)") }
+                case .string(let decision)? = reply["decision"]
+            else { throw .daemon("Launch answered \(reply)") }
             decisions[decision, default: 0] += 1
             if decision != "merged" { launched.append(id) }
             next += Int64(interval) * 1_000_000
             let wait = next - Time.now()
-            if wait > 0 { usleep(UInt32(wait / 1000)) }   // pacing the launches (a harness, not synchronisation)
+            if wait > 0 { usleep(UInt32(wait / 1000)) }  // pacing the launches (a harness, not synchronisation)
         }
         // Every observer sees the last launch end (bounded), then the pool stops.
         let deadline = Time.now() + 60_000_000_000
         if let last = launched.last {
             while continuity.ended(last) < observers - pool.closed {
-                guard Time.now() < deadline else { break }   // reported below as lost events
-                usleep(10_000)   // polling a counter, bounded by the deadline
+                guard Time.now() < deadline else { break }  // reported below as lost events
+                usleep(10_000)  // polling a counter, bounded by the deadline
             }
         }
         pool.shutdown()
@@ -84,12 +86,15 @@ final class StateContinuity: @unchecked Sendable {
 
     func record(observer: Int, _ message: UnsafeRawBufferPointer) {
         guard let launch = message.number(after: #""launch":"#).map({ Int64($0) }),
-              let from = message.string(after: #""from":""#), let to = message.string(after: #""to":""#) else { return }
+            let from = message.string(after: #""from":""#), let to = message.string(after: #""to":""#)
+        else { return }
         events += 1
         let expected = last[observer][launch] ?? "requested"
         if from != expected {
             gaps += 1
-            if firstGap == nil { firstGap = "observer \(observer), launch \(launch): \(from) → \(to) after \(expected)" }
+            if firstGap == nil {
+                firstGap = "observer \(observer), launch \(launch): \(from) → \(to) after \(expected)"
+            }
         }
         if Self.terminal.contains(to) {
             last[observer][launch] = nil
@@ -122,7 +127,9 @@ extension UnsafeRawBufferPointer {
     /// The JSON string value right after `key` (e.g. `"to":"`), up to its closing quote
     /// (the state names have no escapes).
     func string(after key: StaticString) -> String? {
-        guard let r = range(of: key), let close = self[r.upperBound...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        guard let r = range(of: key), let close = self[r.upperBound...].firstIndex(of: UInt8(ascii: "\"")) else {
+            return nil
+        }
         return String(decoding: self[r.upperBound..<close], as: UTF8.self)
     }
 }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLoadGenerator
 import CurtainctlSupport
 import JSON
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 enum LoadError: Error, CustomStringConvertible {
     case usage(String)
@@ -47,15 +48,18 @@ struct Summary {
     /// p50, p99 and max in the unit the values are in, rounded to 0.1.
     func json(prefix: String = "") -> [String: JSONValue] {
         func round(_ v: Double) -> JSONValue { v.isNaN ? .null : .float((v * 10).rounded() / 10) }
-        return ["\(prefix)p50": round(percentile(50)), "\(prefix)p99": round(percentile(99)),
-                "\(prefix)max": round(values.last ?? .nan), "\(prefix)count": .int(Int64(values.count))]
+        return [
+            "\(prefix)p50": round(percentile(50)), "\(prefix)p99": round(percentile(99)),
+            "\(prefix)max": round(values.last ?? .nan), "\(prefix)count": .int(Int64(values.count)),
+        ]
     }
 }
 
 /// Byte-level lookups in one reply, which is NUL-terminated (so strtod stops at its end).
 extension UnsafeRawBufferPointer {
     func range(of needle: StaticString) -> Range<Int>? {
-        guard let base = baseAddress, let found = load_memmem(base, count, needle.utf8Start, needle.utf8CodeUnitCount) else { return nil }
+        guard let base = baseAddress, let found = load_memmem(base, count, needle.utf8Start, needle.utf8CodeUnitCount)
+        else { return nil }
         let start = base.distance(to: found)
         return start..<(start + needle.utf8CodeUnitCount)
     }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSystemd
 import CurtainctlSupport
 import JSON
 import Systemd
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// curtain-load: the load generator of `make bench`, a process apart from curtaind.
 ///
@@ -18,7 +19,8 @@ import Systemd
 ///
 /// Prints one JSON object (hold: one line once its observers are registered); exit 1 with one
 /// line on stderr when a scenario cannot run.
-let usage = "curtain-load ping|launch|frames|hold|throughput|soak|app [--socket PATH] [--count N] [--observers N] [--launches K] [--app NAME] [--go FIFO --sent FIFO] [--pid PID] [--seconds S] [--interval MS] [--frames] [--stall]"
+let usage =
+    "curtain-load ping|launch|frames|hold|throughput|soak|app [--socket PATH] [--count N] [--observers N] [--launches K] [--app NAME] [--go FIFO --sent FIFO] [--pid PID] [--seconds S] [--interval MS] [--frames] [--stall]"
 
 /// The app: ready at once, or — with --go/--sent — when told, reporting when it sent READY=1.
 /// sd_notify_barrier makes curtaind take READY=1 before it sees this process exit.
@@ -40,7 +42,10 @@ func parse(_ arguments: ArraySlice<String>) throws(LoadError) -> [String: String
     while let argument = rest.popFirst() {
         guard argument.hasPrefix("--") else { throw .usage("unexpected '\(argument)'") }
         let key = String(argument.dropFirst(2))
-        if key == "frames" || key == "stall" { options[key] = "1"; continue }
+        if key == "frames" || key == "stall" {
+            options[key] = "1"
+            continue
+        }
         guard let value = rest.popFirst() else { throw .usage("\(argument) needs a value") }
         options[key] = value
     }
@@ -54,8 +59,13 @@ func run() throws(LoadError) {
     if arguments[1] == "app" { return try runApp(options) }
     OpenFileLimit.raiseToHardLimit()
     func int(_ key: String, _ fallback: Int? = nil) throws(LoadError) -> Int {
-        guard let text = options[key] else { if let fallback { return fallback }; throw .usage("--\(key) is required") }
-        guard let value = Int(text), value > 0 else { throw .usage("--\(key) must be a positive integer, not '\(text)'") }
+        guard let text = options[key] else {
+            if let fallback { return fallback }
+            throw .usage("--\(key) is required")
+        }
+        guard let value = Int(text), value > 0 else {
+            throw .usage("--\(key) must be a positive integer, not '\(text)'")
+        }
         return value
     }
     func string(_ key: String) throws(LoadError) -> String {
@@ -65,11 +75,40 @@ func run() throws(LoadError) {
     let scenarios = Scenarios(socket: try string("socket"))
     switch arguments[1] {
     case "ping": printJSON(try scenarios.ping(count: try int("count")))
-    case "launch": printJSON(try scenarios.launch(count: try int("count"), app: try string("app"), go: try string("go"), sent: try string("sent")))
-    case "frames": printJSON(try scenarios.frames(observers: try int("observers"), launches: try int("launches", 3), app: try string("app"), daemon: Int32(try int("pid"))))
-    case "hold": try scenarios.hold(observers: try int("observers"), frames: options["frames"] != nil, stall: options["stall"] != nil)
+    case "launch":
+        printJSON(
+            try scenarios.launch(
+                count: try int("count"),
+                app: try string("app"),
+                go: try string("go"),
+                sent: try string("sent")
+            )
+        )
+    case "frames":
+        printJSON(
+            try scenarios.frames(
+                observers: try int("observers"),
+                launches: try int("launches", 3),
+                app: try string("app"),
+                daemon: Int32(try int("pid"))
+            )
+        )
+    case "hold":
+        try scenarios.hold(
+            observers: try int("observers"),
+            frames: options["frames"] != nil,
+            stall: options["stall"] != nil
+        )
     case "throughput": printJSON(try scenarios.throughput(count: try int("count"), app: try string("app")))
-    case "soak": printJSON(try scenarios.soak(observers: try int("observers"), seconds: try int("seconds"), interval: try int("interval", 100), app: try string("app")))
+    case "soak":
+        printJSON(
+            try scenarios.soak(
+                observers: try int("observers"),
+                seconds: try int("seconds"),
+                interval: try int("interval", 100),
+                app: try string("app")
+            )
+        )
     default: throw .usage(usage)
     }
 }
@@ -84,4 +123,3 @@ do {
 extension LoadError {
     var isUsage: Bool { if case .usage = self { true } else { false } }
 }
-

@@ -1,9 +1,10 @@
 import Benchmark
+import CurtainCore
+import CurtainRender
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CurtainCore
-import CurtainRender
 
 /// One 1920×1080 frame of seed 000 drawn by CurtainRender: what a live overlay pays per frame.
 /// Each iteration draws the next frame of the transition at 60 Hz (then it starts over), into a
@@ -49,9 +50,14 @@ final class Player: @unchecked Sendable {
         let parameters: [String: Double] = ["screen.width": Double(Self.width), "screen.height": Double(Self.height)]
         let timeline = try! Timeline(document: Presets.document(named: transition)!, parameters: parameters)
         let count = Int((timeline.duration * 60).rounded(.up)) + 1
-        frames = (0..<count).map { timeline.keyedValues(timeline.evaluate(at: min(Double($0) / 60, timeline.duration))) }
+        frames = (0..<count).map {
+            timeline.keyedValues(timeline.evaluate(at: min(Double($0) / 60, timeline.duration)))
+        }
         let scene = Presets.scenes[transition] ?? "yula/yula.scene.json"
-        renderer = try! SceneRenderer(sceneFile: repositoryRoot() + "/scenes/" + scene, cacheBytes: mode == .naive ? 0 : SceneRenderer.Limits.cacheBytes)
+        renderer = try! SceneRenderer(
+            sceneFile: repositoryRoot() + "/scenes/" + scene,
+            cacheBytes: mode == .naive ? 0 : SceneRenderer.Limits.cacheBytes
+        )
         image = try! renderer.makeFrame(width: Self.width, height: Self.height)
         // A stand-in home screen: the yula splash's last frame.
         previousScreen = transition == "panel-blur" ? Self.homeScreen() : nil
@@ -60,8 +66,12 @@ final class Player: @unchecked Sendable {
 
     func step() -> PixelRect? {
         let values = frames[index % frames.count]
-        let damage = try! renderer.render(values: values, into: image, previous: mode == .incremental ? previous : nil,
-                                          previousScreen: previousScreen)
+        let damage = try! renderer.render(
+            values: values,
+            into: image,
+            previous: mode == .incremental ? previous : nil,
+            previousScreen: previousScreen
+        )
         previous = values
         index += 1
         return damage
@@ -71,10 +81,16 @@ final class Player: @unchecked Sendable {
 extension Player {
     static func homeScreen() -> Image {
         let renderer = try! SceneRenderer(sceneFile: repositoryRoot() + "/scenes/yula/yula.scene.json")
-        let timeline = try! Timeline(document: Presets.document(named: "yula-appear")!,
-                                     parameters: ["screen.width": Double(width), "screen.height": Double(height)])
-        return try! renderer.render(values: timeline.keyedValues(timeline.evaluate(at: timeline.duration)), width: width, height: height,
-                                    destination: Color(red: 0.95, green: 0.96, blue: 0.98))
+        let timeline = try! Timeline(
+            document: Presets.document(named: "yula-appear")!,
+            parameters: ["screen.width": Double(width), "screen.height": Double(height)]
+        )
+        return try! renderer.render(
+            values: timeline.keyedValues(timeline.evaluate(at: timeline.duration)),
+            width: width,
+            height: height,
+            destination: Color(red: 0.95, green: 0.96, blue: 0.98)
+        )
     }
 }
 

@@ -6,10 +6,10 @@ import VarlinkNIO
 /// Varlink over a Unix socket, server and client in this process (NIO event loops on both
 /// cores): a trivial call's round trip on a held connection, pipelined calls, streamed replies.
 let benchInterface = """
-interface org.example.bench
-method Ping() -> ()
-method Stream(n: int) -> (i: int)
-"""
+    interface org.example.bench
+    method Ping() -> ()
+    method Stream(n: int) -> (i: int)
+    """
 
 struct StreamIn: Codable, Sendable { var n: Int }
 struct StreamOut: Codable, Sendable { var i: Int }
@@ -25,9 +25,15 @@ final class Fixture: Sendable {
         bench.rawMethod("Ping") { _, reply in try await reply([:], false) }
         bench.rawMethod("Stream") { request, reply in
             guard case .int(let n)? = request.call.parameters["n"] else { throw VarlinkError.invalidParameter("n") }
-            for i in 1...max(n, 1) { try await reply(["i": .int(i)], request.call.more && i < n) ; if !request.call.more { return } }
+            for i in 1...max(n, 1) {
+                try await reply(["i": .int(i)], request.call.more && i < n)
+                if !request.call.more { return }
+            }
         }
-        let service = try VarlinkService(info: .init(vendor: "Curtain", product: "bench", version: "1", url: ""), interfaces: [bench])
+        let service = try VarlinkService(
+            info: .init(vendor: "Curtain", product: "bench", version: "1", url: ""),
+            interfaces: [bench]
+        )
         let path = NSTemporaryDirectory() + "varlink-bench-\(getpid()).sock"
         let server = VarlinkServer(service: service, address: .path(path))
         let (listening, listeningContinuation) = AsyncStream<Void>.makeStream()
@@ -50,29 +56,55 @@ final class Fixture: Sendable {
 let benchmarks: @Sendable () -> Void = {
     let fixture = FixtureBox()
 
-    Benchmark("varlink round trip (held connection)",
-              configuration: .init(metrics: [.wallClock, .throughput], scalingFactor: .one, maxDuration: .seconds(5), maxIterations: 100_000,
-                                   setup: { try await fixture.start() })) { benchmark in
+    Benchmark(
+        "varlink round trip (held connection)",
+        configuration: .init(
+            metrics: [.wallClock, .throughput],
+            scalingFactor: .one,
+            maxDuration: .seconds(5),
+            maxIterations: 100_000,
+            setup: { try await fixture.start() }
+        )
+    ) { benchmark in
         let connection = fixture.get()
         for _ in benchmark.scaledIterations { _ = try await connection.call("org.example.bench.Ping") }
     }
 
-    Benchmark("varlink pipelined calls",
-              configuration: .init(metrics: [.wallClock, .throughput], scalingFactor: .kilo, maxDuration: .seconds(5), maxIterations: 10_000,
-                                   setup: { try await fixture.start() })) { benchmark in
+    Benchmark(
+        "varlink pipelined calls",
+        configuration: .init(
+            metrics: [.wallClock, .throughput],
+            scalingFactor: .kilo,
+            maxDuration: .seconds(5),
+            maxIterations: 10_000,
+            setup: { try await fixture.start() }
+        )
+    ) { benchmark in
         let connection = fixture.get()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in benchmark.scaledIterations { group.addTask { _ = try await connection.call("org.example.bench.Ping") } }
+            for _ in benchmark.scaledIterations {
+                group.addTask { _ = try await connection.call("org.example.bench.Ping") }
+            }
             try await group.waitForAll()
         }
     }
 
-    Benchmark("varlink streamed replies",
-              configuration: .init(metrics: [.wallClock, .throughput], scalingFactor: .kilo, maxDuration: .seconds(5), maxIterations: 10_000,
-                                   setup: { try await fixture.start() })) { benchmark in
+    Benchmark(
+        "varlink streamed replies",
+        configuration: .init(
+            metrics: [.wallClock, .throughput],
+            scalingFactor: .kilo,
+            maxDuration: .seconds(5),
+            maxIterations: 10_000,
+            setup: { try await fixture.start() }
+        )
+    ) { benchmark in
         let connection = fixture.get()
         var count = 0
-        for try await _ in connection.callMore("org.example.bench.Stream", ["n": .int(Int64(benchmark.scaledIterations.count))]) { count += 1 }
+        for try await _ in connection.callMore(
+            "org.example.bench.Stream",
+            ["n": .int(Int64(benchmark.scaledIterations.count))]
+        ) { count += 1 }
         blackHole(count)
     }
 }

@@ -43,7 +43,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     guard let call = decoded, call.method.hasPrefix("io.curtain.") else { return 0 }
     let service: VarlinkService
-    do { service = try DetachedBindings.service(configuration) } catch { fatalError("the built-in interfaces do not parse: \(error)") }
+    do { service = try DetachedBindings.service(configuration) } catch {
+        fatalError("the built-in interfaces do not parse: \(error)")
+    }
     run(service, VarlinkCall(method: "io.curtain.Launcher.Launch", parameters: ["route": ["normal": "shop"]]))
     run(service, call)
     return 0
@@ -73,8 +75,10 @@ struct TypedCall {
     mutating func bit() -> Bool { byte() & 1 == 1 }
     mutating func bits() -> UInt64 { (0..<8).reduce(0) { value, _ in value << 8 | UInt64(byte()) } }
 
-    static let edges: [Double] = [0, -0.0, 1, -1, 0.1, 0.0999, 1000, 1000.001, 1e-300, 1e-18, 4.9e-324, 1e308, 1.7976931348623157e308,
-                                  100_000, 100_000.5, -100_000.5, 9.3e18, -9.3e18, .nan, .infinity, -.infinity]
+    static let edges: [Double] = [
+        0, -0.0, 1, -1, 0.1, 0.0999, 1000, 1000.001, 1e-300, 1e-18, 4.9e-324, 1e308, 1.7976931348623157e308,
+        100_000, 100_000.5, -100_000.5, 9.3e18, -9.3e18, .nan, .infinity, -.infinity,
+    ]
     static let intEdges: [Int64] = [0, 1, 2, -1, .max, .min, Int64(Int32.max), 1 << 53]
 
     mutating func number() -> JSONValue {
@@ -93,7 +97,9 @@ struct TypedCall {
         }
     }
     mutating func string() -> String {
-        let words = ["shop", "chat", "settings", "shop://product/42", "chat://thread/1", "%00", "", "x://", "product", "logo"]
+        let words = [
+            "shop", "chat", "settings", "shop://product/42", "chat://thread/1", "%00", "", "x://", "product", "logo",
+        ]
         if bit() { return words[Int(byte()) % words.count] }
         return String(decoding: (0..<Int(byte() % 24)).map { _ in byte() }, as: UTF8.self)
     }
@@ -103,9 +109,11 @@ struct TypedCall {
         case 0: route["normal"] = .string(string())
         case 1: route["deeplink"] = .string(string())
         case 2:
-            route["push"] = .object(["app": .string(string()), "n": number(), "deep": .array([number(), .object(["k": .string(string())])])])
+            route["push"] = .object([
+                "app": .string(string()), "n": number(), "deep": .array([number(), .object(["k": .string(string())])]),
+            ])
             if bit() { route["push_app"] = .string(string()) }
-        default: route = ["normal": .string(string()), "deeplink": .string(string())]   // two at once
+        default: route = ["normal": .string(string()), "deeplink": .string(string())]  // two at once
         }
         return .object(route)
     }
@@ -128,13 +136,17 @@ struct TypedCall {
             p["id"] = id()
             p["action"] = .string(["seek", "pause", "resume", "finish", "cancel"][Int(byte()) % 5])
             if bit() { p["progress"] = number() }
-        case 2: method = "io.curtain.Launcher.Get"; p["id"] = id()
+        case 2:
+            method = "io.curtain.Launcher.Get"
+            p["id"] = id()
         case 3:
             method = "io.curtain.Launcher.Launch"
             p["route"] = route()
             if bit() { p["policy"] = .string(["retarget", "queue", "replace", "ignore"][Int(byte()) % 4]) }
             if bit() { p["frames"] = .bool(bit()) }
-        case 4: method = "io.curtain.Launcher.Resolve"; p["route"] = route()
+        case 4:
+            method = "io.curtain.Launcher.Resolve"
+            p["route"] = route()
         case 5:
             method = "io.curtain.App.Ready"
             p["launch"] = id()
@@ -145,12 +157,19 @@ struct TypedCall {
                 for _ in 0..<Int(byte() % 4) { elements[string()] = frame() }
                 p["elements"] = .object(elements)
             }
-        case 6: method = "io.curtain.App.Failed"; p["launch"] = id(); p["reason"] = .string(string())
-        case 7: method = "io.curtain.App.Attach"; p["app"] = .string(string())
+        case 6:
+            method = "io.curtain.App.Failed"
+            p["launch"] = id()
+            p["reason"] = .string(string())
+        case 7:
+            method = "io.curtain.App.Attach"
+            p["app"] = .string(string())
         case 8: method = "io.curtain.Launcher.List"
         case 9: method = "io.curtain.Launcher.GetStatus"
         case 10: method = "io.curtain.Launcher.GetStatistics"
-        case 11: method = "io.curtain.Launcher.GetScene"; p["launch"] = id()
+        case 11:
+            method = "io.curtain.Launcher.GetScene"
+            p["launch"] = id()
         default: method = "io.curtain.Launcher.Ping"
         }
         return VarlinkCall(method: method, parameters: p, more: more)

@@ -31,7 +31,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     if let interface = try? VarlinkInterface(parsing: String(decoding: bytes, as: UTF8.self)) {
         let printed = interface.description
-        guard let reparsed = try? VarlinkInterface(parsing: printed) else { preconditionFailure("printed interface does not parse:\n\(printed)") }
+        guard let reparsed = try? VarlinkInterface(parsing: printed) else {
+            preconditionFailure("printed interface does not parse:\n\(printed)")
+        }
         precondition(reparsed == interface, "interface does not round-trip:\n\(printed)")
     }
     return 0

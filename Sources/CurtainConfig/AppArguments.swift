@@ -10,7 +10,10 @@ extension Configuration.App {
         init?(_ element: String) {
             guard element.hasPrefix("{"), element.hasSuffix("}") else { return nil }
             let inner = element.dropFirst().dropLast()
-            if inner == "screen" { self = .screen; return }
+            if inner == "screen" {
+                self = .screen
+                return
+            }
             guard inner.hasPrefix("param:"), inner.count > 6 else { return nil }
             self = .parameter(String(inner.dropFirst(6)))
         }
@@ -49,8 +52,14 @@ public struct ConfigurationHolder: Sendable {
     /// app of the running one: an empty or truncated file (a power cut during a write looks
     /// like that) must not silently leave the device with nothing to launch. `allowEmpty`
     /// is the caller saying that this is what it wants.
-    public mutating func adopt(_ configuration: Configuration, file: String = "", allowEmpty: Bool = false) throws(ConfigurationErrors) {
-        if let refusal = refusal(of: configuration, file: file, allowEmpty: allowEmpty) { throw ConfigurationErrors(errors: [refusal]) }
+    public mutating func adopt(
+        _ configuration: Configuration,
+        file: String = "",
+        allowEmpty: Bool = false
+    ) throws(ConfigurationErrors) {
+        if let refusal = refusal(of: configuration, file: file, allowEmpty: allowEmpty) {
+            throw ConfigurationErrors(errors: [refusal])
+        }
         snapshot = ConfigurationSnapshot(configuration)
         generation += 1
     }
@@ -60,9 +69,13 @@ public struct ConfigurationHolder: Sendable {
         guard !allowEmpty, candidate.apps.isEmpty, !current.apps.isEmpty else { return nil }
         let names = current.apps.map(\.name).joined(separator: ", ")
         return ConfigurationError(
-            file: file, line: 1, column: 1, keyPath: "apps",
+            file: file,
+            line: 1,
+            column: 1,
+            keyPath: "apps",
             message: "the new configuration has no apps, the running one has \(current.apps.count) (\(names)); "
-                + "an empty or truncated file? To drop every app, reload with allow_empty (curtainctl reload --allow-empty)")
+                + "an empty or truncated file? To drop every app, reload with allow_empty (curtainctl reload --allow-empty)"
+        )
     }
 
     /// Loads `text`; on any problem throws them all and keeps the current configuration.

@@ -14,13 +14,24 @@ struct ConfigReader {
 
     mutating func fail(_ path: String, _ message: String) {
         let position = locator.locate(path)
-        errors.append(ConfigurationError(file: file, line: position.line, column: position.column, keyPath: path, message: message))
+        errors.append(
+            ConfigurationError(
+                file: file,
+                line: position.line,
+                column: position.column,
+                keyPath: path,
+                message: message
+            )
+        )
     }
 
     /// A table; unknown keys are errors when `allowed` is given.
     mutating func table(_ value: JSONValue?, _ path: String, allowed: Set<String>?) -> [String: JSONValue]? {
         guard let value else { return nil }
-        guard case .object(let object) = value else { fail(path, "expected a table"); return nil }
+        guard case .object(let object) = value else {
+            fail(path, "expected a table")
+            return nil
+        }
         if let allowed {
             for key in object.keys.sorted() where !allowed.contains(key) {
                 let keyPath = path.isEmpty ? key : "\(path).\(key)"
@@ -32,13 +43,19 @@ struct ConfigReader {
 
     mutating func array(_ value: JSONValue?, _ path: String) -> [JSONValue]? {
         guard let value else { return nil }
-        guard case .array(let array) = value else { fail(path, "expected an array"); return nil }
+        guard case .array(let array) = value else {
+            fail(path, "expected an array")
+            return nil
+        }
         return array
     }
 
     mutating func string(_ value: JSONValue?, _ path: String) -> String? {
         guard let value else { return nil }
-        guard case .string(let string) = value else { fail(path, "expected a string"); return nil }
+        guard case .string(let string) = value else {
+            fail(path, "expected a string")
+            return nil
+        }
         return string
     }
 
@@ -53,7 +70,10 @@ struct ConfigReader {
 
     mutating func bool(_ value: JSONValue?, _ path: String) -> Bool? {
         guard let value else { return nil }
-        guard case .bool(let bool) = value else { fail(path, "expected true or false"); return nil }
+        guard case .bool(let bool) = value else {
+            fail(path, "expected true or false")
+            return nil
+        }
         return bool
     }
 
@@ -63,21 +83,33 @@ struct ConfigReader {
         switch value {
         case .int(let i): number = Double(i)
         case .float(let d): number = d
-        default: fail(path, "expected a number"); return nil
+        default:
+            fail(path, "expected a number")
+            return nil
         }
-        guard range.contains(number) else { fail(path, "\(number) is outside \(range.lowerBound)...\(range.upperBound)"); return nil }
+        guard range.contains(number) else {
+            fail(path, "\(number) is outside \(range.lowerBound)...\(range.upperBound)")
+            return nil
+        }
         return number
     }
 
     mutating func integer(_ value: JSONValue?, _ path: String, in range: ClosedRange<Int>) -> Int? {
         guard let value else { return nil }
-        guard case .int(let i) = value else { fail(path, "expected a whole number"); return nil }
-        guard range.contains(Int(i)) else { fail(path, "\(i) is outside \(range.lowerBound)...\(range.upperBound)"); return nil }
+        guard case .int(let i) = value else {
+            fail(path, "expected a whole number")
+            return nil
+        }
+        guard range.contains(Int(i)) else {
+            fail(path, "\(i) is outside \(range.lowerBound)...\(range.upperBound)")
+            return nil
+        }
         return Int(i)
     }
 
     /// One of an enumeration's raw values.
-    mutating func choice<T: RawRepresentable & CaseIterable>(_ value: JSONValue?, _ path: String) -> T? where T.RawValue == String {
+    mutating func choice<T: RawRepresentable & CaseIterable>(_ value: JSONValue?, _ path: String) -> T?
+    where T.RawValue == String {
         guard let text = string(value, path) else { return nil }
         if let parsed = T(rawValue: text) { return parsed }
         fail(path, "'\(text)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")

@@ -33,8 +33,15 @@ public struct Configuration: Sendable {
         public var observerQueue = 256
 
         public var launchSettings: LaunchSettings {
-            LaunchSettings(minimumHold: minimumHold, maximumHold: maximumHold, onTimeout: onTimeout, whileLoading: whileLoading,
-                           whileRevealing: whileRevealing, duplicateWindow: duplicateWindow, maximumQueued: maximumQueued)
+            LaunchSettings(
+                minimumHold: minimumHold,
+                maximumHold: maximumHold,
+                onTimeout: onTimeout,
+                whileLoading: whileLoading,
+                whileRevealing: whileRevealing,
+                duplicateWindow: duplicateWindow,
+                maximumQueued: maximumQueued
+            )
         }
     }
 
@@ -90,8 +97,14 @@ public struct Configuration: Sendable {
         /// Hero's modifiers per element id (`[transitions.modifiers.ID]`), under the app's own.
         public var modifiers: [String: Hero.ElementModifiers] = [:]
 
-        public init(appear: TimelineDocument, reveal: TimelineDocument, retain: Bool = true, textVariants: Int = 1, scene: String? = nil,
-                    modifiers: [String: Hero.ElementModifiers] = [:]) {
+        public init(
+            appear: TimelineDocument,
+            reveal: TimelineDocument,
+            retain: Bool = true,
+            textVariants: Int = 1,
+            scene: String? = nil,
+            modifiers: [String: Hero.ElementModifiers] = [:]
+        ) {
             self.modifiers = modifiers
             self.appear = appear
             self.reveal = reveal
@@ -105,16 +118,22 @@ public struct Configuration: Sendable {
     public var display = Display()
     public var apps: [App] = []
     public var routes = RouteTable(apps: [])
-    public var transitions = Transitions(appear: Presets.document(named: "yula-appear")!,
-                                         reveal: Presets.document(named: "yula-mask-reveal")!)
+    public var transitions = Transitions(
+        appear: Presets.document(named: "yula-appear")!,
+        reveal: Presets.document(named: "yula-mask-reveal")!
+    )
 
     /// The transitions a launch uses: the configured ones, or cross-fades with reduced motion.
     public var effectiveTransitions: Transitions {
         guard display.reducedMotion else { return transitions }
-        return Transitions(appear: Presets.document(named: Presets.reducedMotionAppear)!,
-                           reveal: Presets.document(named: Presets.reducedMotionReveal)!,
-                           retain: transitions.retain, textVariants: transitions.textVariants, scene: transitions.scene,
-                           modifiers: transitions.modifiers)
+        return Transitions(
+            appear: Presets.document(named: Presets.reducedMotionAppear)!,
+            reveal: Presets.document(named: Presets.reducedMotionReveal)!,
+            retain: transitions.retain,
+            textVariants: transitions.textVariants,
+            scene: transitions.scene,
+            modifiers: transitions.modifiers
+        )
     }
 
     public init() {}

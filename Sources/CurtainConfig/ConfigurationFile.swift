@@ -9,7 +9,9 @@ extension ConfigurationHolder {
     public static func read(_ path: String, explicit: Bool) throws(ConfigurationErrors) -> String? {
         if let text = readText(path) { return text }
         guard explicit || access(path, F_OK) == 0 else { return nil }
-        throw ConfigurationErrors(errors: [ConfigurationError(file: path, line: 1, column: 1, keyPath: "", message: "cannot be read")])
+        throw ConfigurationErrors(errors: [
+            ConfigurationError(file: path, line: 1, column: 1, keyPath: "", message: "cannot be read")
+        ])
     }
 
     /// The file's text when it can be read whole as UTF-8 (invalid UTF-8 is an error, as the
@@ -41,7 +43,11 @@ extension ConfigurationHolder {
     /// Reads `path` again and adopts it, all or nothing (see `adopt`): SIGHUP's and
     /// io.curtain.Launcher.Reload's path. Returns the configuration now running.
     @discardableResult
-    public mutating func reload(path: String, explicit: Bool, allowEmpty: Bool = false) throws(ConfigurationErrors) -> Configuration {
+    public mutating func reload(
+        path: String,
+        explicit: Bool,
+        allowEmpty: Bool = false
+    ) throws(ConfigurationErrors) -> Configuration {
         try adopt(try Self.load(path, explicit: explicit), file: path, allowEmpty: allowEmpty)
         return current
     }

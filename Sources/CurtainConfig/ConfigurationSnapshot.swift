@@ -43,22 +43,40 @@ public struct ConfigurationSnapshot: Sendable {
         // be read now leaves Hero's default logo; a configured one was checked on loading).
         var splash: [String: Hero.Element] = [:]
         if effective.reveal.name == "hero", let path = scene.path,
-           case .success(let document) = SceneFileCheck.scene(path, width: configuration.display.width, height: configuration.display.height) {
+            case .success(let document) = SceneFileCheck.scene(
+                path,
+                width: configuration.display.width,
+                height: configuration.display.height
+            )
+        {
             splash = Hero.elements(in: document)
         }
         let (width, height) = (configuration.display.width, configuration.display.height)
         transitions = Result { () throws(TimelineError) in
-            try CompiledTransitions(appear: effective.appear, reveal: effective.reveal, screenWidth: width, screenHeight: height,
-                                    modifiers: effective.modifiers, splash: splash)
+            try CompiledTransitions(
+                appear: effective.appear,
+                reveal: effective.reveal,
+                screenWidth: width,
+                screenHeight: height,
+                modifiers: effective.modifiers,
+                splash: splash
+            )
         }
         var perApp: [String: Result<CompiledTransitions, TimelineError>] = [:]
         for app in configuration.apps {
             // With reduced motion the reveal is a cross-fade, which has no edge: nothing to vary.
             guard let name = app.direction, let edge = Presets.slideDirection(name),
-                  let reveal = Presets.document(effective.reveal, defaults: edge) else { continue }
+                let reveal = Presets.document(effective.reveal, defaults: edge)
+            else { continue }
             perApp[app.name] = Result { () throws(TimelineError) in
-                try CompiledTransitions(appear: effective.appear, reveal: reveal, screenWidth: width, screenHeight: height,
-                                        modifiers: effective.modifiers, splash: splash)
+                try CompiledTransitions(
+                    appear: effective.appear,
+                    reveal: reveal,
+                    screenWidth: width,
+                    screenHeight: height,
+                    modifiers: effective.modifiers,
+                    splash: splash
+                )
             }
         }
         self.perApp = perApp

@@ -32,10 +32,17 @@ struct KeyLocator {
                 let value = content[content.index(after: equals)...]
                 if let open = value.firstIndex(of: "{") {
                     var offset = indent + content.distance(from: content.startIndex, to: open) + 1
-                    for item in value[value.index(after: open)...].split(separator: ",", omittingEmptySubsequences: false) {
+                    for item in value[value.index(after: open)...].split(
+                        separator: ",",
+                        omittingEmptySubsequences: false
+                    ) {
                         if let itemEquals = Self.assignment(item) {
                             let leading = item.prefix { $0 == " " }.count
-                            record((path + Self.keys(item[..<itemEquals])).joined(separator: "."), line, offset + leading + 1)
+                            record(
+                                (path + Self.keys(item[..<itemEquals])).joined(separator: "."),
+                                line,
+                                offset + leading + 1
+                            )
                         }
                         offset += item.count + 1
                     }
@@ -86,7 +93,9 @@ struct KeyLocator {
         for character in text {
             switch character {
             case "\"": inQuotes.toggle()
-            case "." where !inQuotes: keys.append(current.trimmingSpaces()); current = ""
+            case "." where !inQuotes:
+                keys.append(current.trimmingSpaces())
+                current = ""
             default: current.append(character)
             }
         }

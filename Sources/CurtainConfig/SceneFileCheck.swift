@@ -1,7 +1,8 @@
+import CurtainCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CurtainCore
 
 /// A configuration's scene file checked as far as curtaind can without decoding images (it
 /// never loads cairo): the document with its limits and masks (`Scene(json:)`, at the
@@ -16,7 +17,9 @@ public enum SceneFileCheck {
         case .success(let b): bytes = b
         case .failure(let message): return .failure(SceneError("", "\(path): \(message)"))
         }
-        do { return .success(try Scene(json: bytes, parameters: ["screen.width": width, "screen.height": height])) } catch {
+        do {
+            return .success(try Scene(json: bytes, parameters: ["screen.width": width, "screen.height": height]))
+        } catch {
             // A syntax error's path is line:column already (as `curtainctl scene check` prints it).
             return .failure(SceneError("", "\(path):\(error.path.first?.isNumber == true ? "" : " ")\(error)"))
         }
@@ -33,14 +36,20 @@ public enum SceneFileCheck {
         guard let root = realPath(directory) else { return "\(path): the scene's directory cannot be resolved" }
         for asset in scene.assetPaths {
             let joined = directory + "/" + asset
-            guard let resolved = realPath(joined) else { return "\(path): asset '\(asset)': no such file (looked for \(joined))" }
+            guard let resolved = realPath(joined) else {
+                return "\(path): asset '\(asset)': no such file (looked for \(joined))"
+            }
             guard resolved.hasPrefix(root == "/" ? "/" : root + "/") else {
-                return "\(path): asset '\(asset)': resolves to \(resolved), outside the scene's directory \(root) (a symbolic link?)"
+                return
+                    "\(path): asset '\(asset)': resolves to \(resolved), outside the scene's directory \(root) (a symbolic link?)"
             }
             var info = stat()
-            guard stat(resolved, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return "\(path): asset '\(asset)': is not a regular file" }
+            guard stat(resolved, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                return "\(path): asset '\(asset)': is not a regular file"
+            }
             guard info.st_size <= Scene.Limits.assetBytes else {
-                return "\(path): asset '\(asset)': is \(info.st_size) bytes, more than the limit of \(Scene.Limits.assetBytes)"
+                return
+                    "\(path): asset '\(asset)': is \(info.st_size) bytes, more than the limit of \(Scene.Limits.assetBytes)"
             }
         }
         return nil
@@ -52,7 +61,10 @@ public enum SceneFileCheck {
         return String(cString: resolved)
     }
 
-    private enum Read { case success([UInt8]), failure(String) }
+    private enum Read {
+        case success([UInt8])
+        case failure(String)
+    }
 
     /// At most `limit` bytes of a regular file (a FIFO would block the daemon's reload).
     private static func read(_ path: String, limit: Int) -> Read {
@@ -61,7 +73,9 @@ public enum SceneFileCheck {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return .failure("is not a regular file") }
-        guard info.st_size <= limit else { return .failure("is \(info.st_size) bytes, more than the limit of \(limit)") }
+        guard info.st_size <= limit else {
+            return .failure("is \(info.st_size) bytes, more than the limit of \(limit)")
+        }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
         var count = 0
         while count < bytes.count {

@@ -1,7 +1,8 @@
+import CurtainCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CurtainCore
 
 /// Where the scenes Curtain ships are (docs/scene.md): `$CURTAIN_SCENES`, else
 /// `share/curtain/scenes` under the running binary's prefix (`/usr/bin/curtaind` →
@@ -18,8 +19,11 @@ public enum SceneLocator {
     /// The shipped scene `relative` (e.g. "yula/yula.scene.json") as an absolute path, or nil
     /// when it is installed nowhere. `environment` and `executable` default to the process's
     /// own (tests pass theirs).
-    public static func shipped(_ relative: String, environment: String? = currentEnvironment(),
-                               executable: String? = currentExecutable()) -> String? {
+    public static func shipped(
+        _ relative: String,
+        environment: String? = currentEnvironment(),
+        executable: String? = currentExecutable()
+    ) -> String? {
         if let directory = environment, !directory.isEmpty { return absolute(directory + "/" + relative) }
         guard var directory = executable else { return nil }
         while let slash = directory.lastIndex(of: "/"), !directory.isEmpty {

@@ -55,13 +55,15 @@ private final class TOMLTable {
     init(_ origin: Origin) { self.origin = origin }
 
     var json: JSONValue {
-        .object(entries.mapValues { entry in
-            switch entry {
-            case .table(let table): table.json
-            case .tables(let tables): .array(tables.map(\.json))
-            case .value(let value): value
+        .object(
+            entries.mapValues { entry in
+                switch entry {
+                case .table(let table): table.json
+                case .tables(let tables): .array(tables.map(\.json))
+                case .value(let value): value
+                }
             }
-        })
+        )
     }
 }
 
@@ -95,7 +97,9 @@ private struct TOMLParser {
         return (line, column)
     }
 
-    func fail(_ message: String, at offset: Int? = nil) -> Failure { Failure(offset: offset ?? index, message: message) }
+    func fail(_ message: String, at offset: Int? = nil) -> Failure {
+        Failure(offset: offset ?? index, message: message)
+    }
 
     var atEnd: Bool { index >= bytes.count }
     var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -129,8 +133,14 @@ private struct TOMLParser {
         skipSpaces()
         try skipComment()
         if atEnd { return }
-        if peek == 0x0A { index += 1; return }
-        if peek == 0x0D, peek(1) == 0x0A { index += 2; return }
+        if peek == 0x0A {
+            index += 1
+            return
+        }
+        if peek == 0x0D, peek(1) == 0x0A {
+            index += 2
+            return
+        }
         throw fail("expected the end of the line, found '\(describe(peek!))'")
     }
 
@@ -172,7 +182,9 @@ private struct TOMLParser {
         skipSpaces()
         let keys = try parseKey()
         skipSpaces()
-        guard starts(with: array ? "]]" : "]") else { throw fail("expected '\(array ? "]]" : "]")' to close the table header") }
+        guard starts(with: array ? "]]" : "]") else {
+            throw fail("expected '\(array ? "]]" : "]")' to close the table header")
+        }
         index += array ? 2 : 1
         try expectLineEnd()
 
@@ -226,7 +238,10 @@ private struct TOMLParser {
         let keys = try parseKey()
         skipSpaces()
         guard peek == UInt8(ascii: "=") else {
-            throw fail(atEnd || peek == 0x0A || peek == 0x0D ? "expected '=' after the key" : "expected '=' after the key, found '\(describe(peek!))'")
+            throw fail(
+                atEnd || peek == 0x0A || peek == 0x0D
+                    ? "expected '=' after the key" : "expected '=' after the key, found '\(describe(peek!))'"
+            )
         }
         index += 1
         skipSpaces()
@@ -241,11 +256,16 @@ private struct TOMLParser {
             case .table(let child) where child.origin == .dotted:
                 target = child
             default:
-                throw fail("'\(keys[...offset].joined(separator: "."))' is already defined; a dotted key cannot add to it", at: start)
+                throw fail(
+                    "'\(keys[...offset].joined(separator: "."))' is already defined; a dotted key cannot add to it",
+                    at: start
+                )
             }
         }
         let last = keys[keys.count - 1]
-        guard target.entries[last] == nil else { throw fail("'\(keys.joined(separator: "."))' is defined twice", at: start) }
+        guard target.entries[last] == nil else {
+            throw fail("'\(keys.joined(separator: "."))' is defined twice", at: start)
+        }
         target.entries[last] = .value(value)
     }
 
@@ -268,7 +288,11 @@ private struct TOMLParser {
                 while let byte = peek, isBareKey(byte) { index += 1 }
                 keys.append(String(decoding: bytes[start..<index], as: UTF8.self))
             case let byte?:
-                throw fail(keys.isEmpty ? "expected a key, found '\(describe(byte))'" : "expected a key after '.', found '\(describe(byte))'")
+                throw fail(
+                    keys.isEmpty
+                        ? "expected a key, found '\(describe(byte))'"
+                        : "expected a key after '.', found '\(describe(byte))'"
+                )
             case nil:
                 throw fail("expected a key")
             }
@@ -281,7 +305,8 @@ private struct TOMLParser {
     func isBareKey(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"): true
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            true
         default: false
         }
     }
@@ -327,12 +352,17 @@ private struct TOMLParser {
         var values: [JSONValue] = []
         while true {
             try skipBlank()
-            if peek == UInt8(ascii: "]") { index += 1; return .array(values) }
+            if peek == UInt8(ascii: "]") {
+                index += 1
+                return .array(values)
+            }
             values.append(try parseValue())
             try skipBlank()
             switch peek {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(values)
+            case UInt8(ascii: "]"):
+                index += 1
+                return .array(values)
             case let byte?: throw fail("expected ',' or ']' in an array, found '\(describe(byte))'")
             case nil: throw fail("unterminated array")
             }
@@ -344,7 +374,10 @@ private struct TOMLParser {
         index += 1  // {
         let table = TOMLTable(.header)
         skipSpaces()
-        if peek == UInt8(ascii: "}") { index += 1; return table.json }
+        if peek == UInt8(ascii: "}") {
+            index += 1
+            return table.json
+        }
         while true {
             skipSpaces()
             if peek == 0x0A || peek == 0x0D { throw fail("an inline table must be on one line") }
@@ -352,7 +385,9 @@ private struct TOMLParser {
             skipSpaces()
             switch peek {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return table.json
+            case UInt8(ascii: "}"):
+                index += 1
+                return table.json
             case 0x0A, 0x0D: throw fail("an inline table must be on one line")
             case let byte?: throw fail("expected ',' or '}' in an inline table, found '\(describe(byte))'")
             case nil: throw fail("unterminated inline table")
@@ -404,9 +439,13 @@ private struct TOMLParser {
                 if peek(ahead) == 0x0A || (peek(ahead) == 0x0D && peek(ahead + 1) == 0x0A) {
                     index += ahead
                     while true {
-                        if peek == 0x20 || peek == 0x09 || peek == 0x0A { index += 1 }
-                        else if peek == 0x0D, peek(1) == 0x0A { index += 2 }
-                        else { break }
+                        if peek == 0x20 || peek == 0x09 || peek == 0x0A {
+                            index += 1
+                        } else if peek == 0x0D, peek(1) == 0x0A {
+                            index += 2
+                        } else {
+                            break
+                        }
                     }
                 } else {
                     try parseEscape(into: &scalars)
@@ -415,7 +454,9 @@ private struct TOMLParser {
                 scalars.append(0x0A)
                 index += 2
             default:
-                if isControl(byte) && byte != 0x0A { throw fail("control character in a string; write it as an escape") }
+                if isControl(byte) && byte != 0x0A {
+                    throw fail("control character in a string; write it as an escape")
+                }
                 scalars.append(byte)
                 index += 1
             }
@@ -442,9 +483,9 @@ private struct TOMLParser {
         case UInt8(ascii: "u"), UInt8(ascii: "U"):
             let count = byte == UInt8(ascii: "u") ? 4 : 8
             guard index + count <= bytes.count,
-                  let value = UInt32(String(decoding: bytes[index..<index + count], as: UTF8.self), radix: 16),
-                  bytes[index..<index + count].allSatisfy({ isHexDigit($0) }),
-                  let scalar = Unicode.Scalar(value)
+                let value = UInt32(String(decoding: bytes[index..<index + count], as: UTF8.self), radix: 16),
+                bytes[index..<index + count].allSatisfy({ isHexDigit($0) }),
+                let scalar = Unicode.Scalar(value)
             else { throw fail("'\\\(describe(byte))' needs \(count) hex digits of a Unicode scalar value", at: start) }
             scalars += Array(String(Character(scalar)).utf8)
             index += count
@@ -455,7 +496,9 @@ private struct TOMLParser {
 
     func isHexDigit(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
         default: false
         }
     }
@@ -513,13 +556,19 @@ private struct TOMLParser {
         if peek(2) == UInt8(ascii: ":") && (0..<2).allSatisfy({ peek($0).map(isDigit) ?? false }) {
             return .string(try parseTime())
         }
-        while let byte = peek, !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == UInt8(ascii: ",")
-                                  || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "#")) {
+        while let byte = peek,
+            !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == UInt8(ascii: ",")
+                || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "#"))
+        {
             index += 1
         }
         let token = String(decoding: bytes[start..<index], as: UTF8.self)
         guard !token.isEmpty else {
-            throw fail(atEnd || peek == 0x0A || peek == 0x0D ? "expected a value" : "expected a value, found '\(describe(peek!))'", at: start)
+            throw fail(
+                atEnd || peek == 0x0A || peek == 0x0D
+                    ? "expected a value" : "expected a value, found '\(describe(peek!))'",
+                at: start
+            )
         }
         if let value = Self.number(token) { return value }
         throw fail("'\(token)' is not a valid value (string, number, boolean, date, array or table)", at: start)
@@ -544,7 +593,9 @@ private struct TOMLParser {
             // No sign on prefixed integers.
             guard token.first != "+" && token.first != "-" else { return nil }
             let digits = text.dropFirst(2)
-            guard underscoresBetweenDigits(digits, radix: radix), let value = Int64(digits.filter { $0 != "_" }, radix: radix) else { return nil }
+            guard underscoresBetweenDigits(digits, radix: radix),
+                let value = Int64(digits.filter { $0 != "_" }, radix: radix)
+            else { return nil }
             return .int(value)
         }
         guard underscoresBetweenDigits(text, radix: 10, allowing: ".eE+-") else { return nil }
@@ -585,8 +636,9 @@ private struct TOMLParser {
         for (i, character) in characters.enumerated() {
             if character == "_" {
                 guard i > 0, i + 1 < characters.count,
-                      characters[i - 1].hexDigitValue.map({ $0 < radix }) ?? false,
-                      characters[i + 1].hexDigitValue.map({ $0 < radix }) ?? false else { return false }
+                    characters[i - 1].hexDigitValue.map({ $0 < radix }) ?? false,
+                    characters[i + 1].hexDigitValue.map({ $0 < radix }) ?? false
+                else { return false }
             } else if !(character.hexDigitValue.map({ $0 < radix }) ?? false) && !allowing.contains(character) {
                 return false
             }
@@ -597,17 +649,26 @@ private struct TOMLParser {
     /// `1979-05-27`, `1979-05-27T07:32:00`, `1979-05-27 07:32:00.999-07:00`, `…Z`: kept as text.
     mutating func parseDateTime() throws(Failure) -> String {
         let start = index
-        try digits(4); try expect(UInt8(ascii: "-")); let month = try digits(2); try expect(UInt8(ascii: "-")); let day = try digits(2)
+        try digits(4)
+        try expect(UInt8(ascii: "-"))
+        let month = try digits(2)
+        try expect(UInt8(ascii: "-"))
+        let day = try digits(2)
         guard (1...12).contains(month), (1...31).contains(day) else { throw fail("not a valid date", at: start) }
         // A time follows after 'T' or a space (the space only when a time really follows).
-        if let byte = peek, byte == UInt8(ascii: "T") || byte == UInt8(ascii: "t") || (byte == 0x20 && peek(3) == UInt8(ascii: ":") && peek(1).map(isDigit) == true) {
+        if let byte = peek,
+            byte == UInt8(ascii: "T") || byte == UInt8(ascii: "t")
+                || (byte == 0x20 && peek(3) == UInt8(ascii: ":") && peek(1).map(isDigit) == true)
+        {
             index += 1
             _ = try parseTime()
             if peek == UInt8(ascii: "Z") || peek == UInt8(ascii: "z") {
                 index += 1
             } else if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") {
                 index += 1
-                let hours = try digits(2); try expect(UInt8(ascii: ":")); let minutes = try digits(2)
+                let hours = try digits(2)
+                try expect(UInt8(ascii: ":"))
+                let minutes = try digits(2)
                 guard hours < 24, minutes < 60 else { throw fail("not a valid time offset", at: start) }
             }
         }
@@ -617,7 +678,11 @@ private struct TOMLParser {
     /// `07:32:00` or `07:32:00.999`.
     mutating func parseTime() throws(Failure) -> String {
         let start = index
-        let hours = try digits(2); try expect(UInt8(ascii: ":")); let minutes = try digits(2); try expect(UInt8(ascii: ":")); let seconds = try digits(2)
+        let hours = try digits(2)
+        try expect(UInt8(ascii: ":"))
+        let minutes = try digits(2)
+        try expect(UInt8(ascii: ":"))
+        let seconds = try digits(2)
         guard hours < 24, minutes < 60, seconds <= 60 else { throw fail("not a valid time", at: start) }
         if peek == UInt8(ascii: ".") {
             index += 1

@@ -53,7 +53,10 @@ public struct UnitName: Sendable, Hashable, CustomStringConvertible {
             if part == Self.placeholder {
                 instance = .screen
             } else if part.isEmpty {
-                throw Invalid(message: "'\(text)' is a bare template: give it an instance, e.g. '\(prefix)@\(Self.placeholder)\(Self.suffix)'")
+                throw Invalid(
+                    message:
+                        "'\(text)' is a bare template: give it an instance, e.g. '\(prefix)@\(Self.placeholder)\(Self.suffix)'"
+                )
             } else if part.contains("{") || part.contains("}") {
                 throw Invalid(message: "'\(text)': the instance may only be \(Self.placeholder) or a fixed name")
             } else {
@@ -73,11 +76,15 @@ public struct UnitName: Sendable, Hashable, CustomStringConvertible {
         case nil: return configured
         case .fixed: return configured
         case .screen:
-            guard !screen.isEmpty else { throw Invalid(message: "\(configured): the screen is empty, which is no instance name") }
+            guard !screen.isEmpty else {
+                throw Invalid(message: "\(configured): the screen is empty, which is no instance name")
+            }
             name = prefix + "@" + Self.escape(screen) + Self.suffix
         }
         guard name.utf8.count <= Self.maximumLength else {
-            throw Invalid(message: "\(configured) for screen '\(screen.prefix(40))' is longer than \(Self.maximumLength) bytes")
+            throw Invalid(
+                message: "\(configured) for screen '\(screen.prefix(40))' is longer than \(Self.maximumLength) bytes"
+            )
         }
         return name
     }
@@ -90,7 +97,9 @@ public struct UnitName: Sendable, Hashable, CustomStringConvertible {
             let scalar = Unicode.Scalar(byte)
             if byte == UInt8(ascii: "/") {
                 out.append("-")
-            } else if byte < 0x80, isAlphanumeric(scalar) || scalar == ":" || scalar == "_" || (scalar == "." && index > 0) {
+            } else if byte < 0x80,
+                isAlphanumeric(scalar) || scalar == ":" || scalar == "_" || (scalar == "." && index > 0)
+            {
                 out.unicodeScalars.append(scalar)
             } else {
                 let hex = String(byte, radix: 16)
@@ -107,8 +116,12 @@ public struct UnitName: Sendable, Hashable, CustomStringConvertible {
     private static func check(_ part: String, in text: String, what: String) throws(Invalid) {
         if part.isEmpty { throw Invalid(message: "'\(text)' has an empty \(what)") }
         for scalar in part.unicodeScalars where !(isAlphanumeric(scalar) || ":-_.\\".unicodeScalars.contains(scalar)) {
-            let shown = scalar.isASCII && scalar.value >= 0x20 && scalar.value < 0x7f ? "'\(scalar)'" : "U+\(String(scalar.value, radix: 16, uppercase: true))"
-            throw Invalid(message: "'\(text)': \(shown) cannot be part of a unit name (letters, digits and :-_.\\ only)")
+            let shown =
+                scalar.isASCII && scalar.value >= 0x20 && scalar.value < 0x7f
+                ? "'\(scalar)'" : "U+\(String(scalar.value, radix: 16, uppercase: true))"
+            throw Invalid(
+                message: "'\(text)': \(shown) cannot be part of a unit name (letters, digits and :-_.\\ only)"
+            )
         }
     }
 }

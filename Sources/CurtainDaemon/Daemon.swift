@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CNotify
 import CurtainConfig
 import CurtainCore
@@ -14,6 +11,10 @@ import UnixSignals
 import UnixSockets
 import Varlink
 import VarlinkNIO
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// curtaind's entry point: one function that returns an exit status (like systemd's tools).
 ///
@@ -42,8 +43,12 @@ public enum Daemon {
 
         let path = options.configPath ?? Configuration.defaultPath
         let holder: ConfigurationHolder
-        do { holder = ConfigurationHolder(try ConfigurationHolder.load(path, explicit: options.configPath != nil)) } catch {
-            for problem in error.errors { logger.log(.configurationInvalid, "\(problem)", ["curtain_config": "\(path)"]) }
+        do {
+            holder = ConfigurationHolder(try ConfigurationHolder.load(path, explicit: options.configPath != nil))
+        } catch {
+            for problem in error.errors {
+                logger.log(.configurationInvalid, "\(problem)", ["curtain_config": "\(path)"])
+            }
             return 1
         }
         if !POSIX.fileExists(path) {
@@ -57,15 +62,25 @@ public enum Daemon {
         if let fd = SocketActivation.listeningDescriptor(named: "varlink", in: SocketActivation.takeDescriptors()) {
             address = .listeningDescriptor(fd)
         } else {
-            address = .path(options.socketPath ?? userRuntimePath(default: configuration.daemon.socket, systemDefault: Configuration().daemon.socket) ?? configuration.daemon.socket)
+            address = .path(
+                options.socketPath ?? userRuntimePath(
+                    default: configuration.daemon.socket,
+                    systemDefault: Configuration().daemon.socket
+                ) ?? configuration.daemon.socket
+            )
         }
         // Apps reach io.curtain.App here: the path bound, or the one the passed socket has.
-        let apiSocket: String = switch address {
-        case .path(let path): path
-        case .listeningDescriptor(let fd): boundPath(of: fd) ?? configuration.daemon.socket
-        }
+        let apiSocket: String =
+            switch address {
+            case .path(let path): path
+            case .listeningDescriptor(let fd): boundPath(of: fd) ?? configuration.daemon.socket
+            }
         let supervisor: ProcessSupervisor
-        let notifyPath = userRuntimePath(default: configuration.daemon.notifySocket, systemDefault: Configuration().daemon.notifySocket)
+        let notifyPath =
+            userRuntimePath(
+                default: configuration.daemon.notifySocket,
+                systemDefault: Configuration().daemon.notifySocket
+            )
             ?? configuration.daemon.notifySocket
         // Alone? Decided before anything in the runtime directory is touched: a second
         // curtaind must not take the running one's notify socket away.
@@ -82,9 +97,18 @@ public enum Daemon {
         }
         let (runtime, interrupted) = await recover(directory: lock.directory, logger: logger)
         do {
-            supervisor = try ProcessSupervisor(notifySocket: notifyPath, apiSocket: apiSocket, runtime: runtime, sweepsOrphans: subreaper, logger: logger)
+            supervisor = try ProcessSupervisor(
+                notifySocket: notifyPath,
+                apiSocket: apiSocket,
+                runtime: runtime,
+                sweepsOrphans: subreaper,
+                logger: logger
+            )
         } catch {
-            logger.error("cannot open the notify socket for apps", metadata: ["curtain_socket": "\(notifyPath)", "error": "\(error)"])
+            logger.error(
+                "cannot open the notify socket for apps",
+                metadata: ["curtain_socket": "\(notifyPath)", "error": "\(error)"]
+            )
             return 1
         }
         let frameClock: FrameClock
@@ -93,33 +117,69 @@ public enum Daemon {
             return 1
         }
         // Apps that are units: started through systemd; connected on the first such launch.
-        let units = UnitSupervisor(runtimeDirectory: lock.directory, apiSocket: apiSocket, notifySocket: notifyPath, logger: logger) { [supervisor] in
+        let units = UnitSupervisor(
+            runtimeDirectory: lock.directory,
+            apiSocket: apiSocket,
+            notifySocket: notifyPath,
+            logger: logger
+        ) { [supervisor] in
             await supervisor.deliver($0, $1, $2, $3)
         }
         await supervisor.offerUnattributed { [units] in await units.claim($0) }
         let origin = Mutex<Int64?>(nil)
-        let driver = LaunchDriver(settings: configuration.daemon.launchSettings,
-                                  fps: configuration.daemon.frameRate ?? configuration.display.refreshRate,
-                                  clock: frameClock, broadcaster: broadcaster,
-                                  supervisor: AppBackends(processes: supervisor, units: units), logger: logger,
-                                  onStatus: { notifier.status($0) },
-                                  firstID: runtime.current.lastLaunchID + 1, interrupted: interrupted,
-                                  onLaunches: { inFlight, lastID in
-                                      let origin = origin.withLock { $0 }
-                                      runtime.setLaunches(inFlight.map { launch in
-                                          RuntimeState.RecordedLaunch(id: launch.id.value, route: launch.route, destination: launch.destination,
-                                                                      requestedBoottimeMicroseconds: origin.map { $0 + Int64(launch.requestedAt * 1_000_000) })
-                                      }, lastID: lastID)
-                                  })
+        let driver = LaunchDriver(
+            settings: configuration.daemon.launchSettings,
+            fps: configuration.daemon.frameRate ?? configuration.display.refreshRate,
+            clock: frameClock,
+            broadcaster: broadcaster,
+            supervisor: AppBackends(processes: supervisor, units: units),
+            logger: logger,
+            onStatus: { notifier.status($0) },
+            firstID: runtime.current.lastLaunchID + 1,
+            interrupted: interrupted,
+            onLaunches: { inFlight, lastID in
+                let origin = origin.withLock { $0 }
+                runtime.setLaunches(
+                    inFlight.map { launch in
+                        RuntimeState.RecordedLaunch(
+                            id: launch.id.value,
+                            route: launch.route,
+                            destination: launch.destination,
+                            requestedBoottimeMicroseconds: origin.map { $0 + Int64(launch.requestedAt * 1_000_000) }
+                        )
+                    },
+                    lastID: lastID
+                )
+            }
+        )
         origin.withLock { $0 = driver.clockOriginMicroseconds }
-        let reloader = Reloader(path: path, explicit: options.configPath != nil, state: state, notifier: notifier, logger: logger,
-                                status: { await driver.statusLine() })
-        var bindings = LauncherService(driver: driver, state: state, reloader: reloader, version: CurtainVersion.string, started: started)
+        let reloader = Reloader(
+            path: path,
+            explicit: options.configPath != nil,
+            state: state,
+            notifier: notifier,
+            logger: logger,
+            status: { await driver.statusLine() }
+        )
+        var bindings = LauncherService(
+            driver: driver,
+            state: state,
+            reloader: reloader,
+            version: CurtainVersion.string,
+            started: started
+        )
         bindings.supervisor = supervisor
         let service: VarlinkService
         do {
-            service = try VarlinkService(info: .init(vendor: "Curtain", product: "curtaind", version: CurtainVersion.string, url: "https://github.com/curtain"),
-                                         interfaces: bindings.interfaces())
+            service = try VarlinkService(
+                info: .init(
+                    vendor: "Curtain",
+                    product: "curtaind",
+                    version: CurtainVersion.string,
+                    url: "https://github.com/curtain"
+                ),
+                interfaces: bindings.interfaces()
+            )
         } catch {
             logger.critical("built-in interface does not parse", metadata: ["error": "\(error)"])
             return 1
@@ -138,7 +198,12 @@ public enum Daemon {
             }
             serverConfiguration.socketGroup = entry.pointee.gr_gid
         }
-        let server = VarlinkServer(service: service, address: address, configuration: serverConfiguration, logger: logger)
+        let server = VarlinkServer(
+            service: service,
+            address: address,
+            configuration: serverConfiguration,
+            logger: logger
+        )
 
         // The order they stop in is CurtaindServices' (each service's run returns after its own stop).
         let services = CurtaindServices(
@@ -153,15 +218,22 @@ public enum Daemon {
                 notifier.ready(status: "idle")
             },
             supervisor: SupervisorService(supervisor: supervisor, units: units),
-            watchdog: WatchdogService(interval: notifier.watchdogInterval, clock: ContinuousClock(),
-                                      loops: Array(MultiThreadedEventLoopGroup.singleton.makeIterator()),
-                                      probes: [{ await driver.heartbeat() }],
-                                      ping: { notifier.watchdog() }),
-            extra: TestWedgeService.fromEnvironment(loop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger))
-        let group = ServiceGroup(configuration: .init(
-            services: services.inStartOrder.map { .init(service: $0.service) },
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
+            watchdog: WatchdogService(
+                interval: notifier.watchdogInterval,
+                clock: ContinuousClock(),
+                loops: Array(MultiThreadedEventLoopGroup.singleton.makeIterator()),
+                probes: [{ await driver.heartbeat() }],
+                ping: { notifier.watchdog() }
+            ),
+            extra: TestWedgeService.fromEnvironment(loop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger)
+        )
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.inStartOrder.map { .init(service: $0.service) },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
         let status: Int32
         do {
             try await group.run()
@@ -183,7 +255,10 @@ public enum Daemon {
     /// nothing of their readiness, and systemd would have stopped the cgroup too) and returns
     /// the state to go on from (the last launch id) and the launches it had in flight (they
     /// end failed, "daemon restarted", in the new daemon's history — no longer in the file).
-    static func recover(directory: String, logger: Logger) async -> (RuntimeState, interrupted: [RuntimeState.RecordedLaunch]) {
+    static func recover(
+        directory: String,
+        logger: Logger
+    ) async -> (RuntimeState, interrupted: [RuntimeState.RecordedLaunch]) {
         let path = directory + "/" + RuntimeState.fileName
         var previous = RuntimeState.Contents()
         do {
@@ -194,13 +269,22 @@ public enum Daemon {
         if !previous.processes.isEmpty {
             let stopped = await ProcessSupervisor.stopLeftovers(previous.processes)
             if stopped > 0 {
-                logger.log(.leftoversStopped, "stopped \(stopped) app process(es) a previous curtaind left running",
-                           ["curtain_state_file": "\(path)", "curtain_processes": "\(stopped)"])
+                logger.log(
+                    .leftoversStopped,
+                    "stopped \(stopped) app process(es) a previous curtaind left running",
+                    ["curtain_state_file": "\(path)", "curtain_processes": "\(stopped)"]
+                )
             }
         }
         for launch in previous.launches {
-            logger.log(.launchInterrupted, "launch \(launch.id) failed: \(LaunchDriver<ContinuousClock>.restartReason)",
-                       ["curtain_launch_id": "\(launch.id)", "curtain_app": "\(launch.destination.app)", "curtain_route": "\(launch.route)"])
+            logger.log(
+                .launchInterrupted,
+                "launch \(launch.id) failed: \(LaunchDriver<ContinuousClock>.restartReason)",
+                [
+                    "curtain_launch_id": "\(launch.id)", "curtain_app": "\(launch.destination.app)",
+                    "curtain_route": "\(launch.route)",
+                ]
+            )
         }
         let interrupted = previous.launches
         previous.processes = []
@@ -219,7 +303,8 @@ public enum Daemon {
     /// $XDG_RUNTIME_DIR/curtain (the system directory is not writable for a user).
     static func userRuntimePath(default path: String, systemDefault: String) -> String? {
         guard getuid() != 0, path == systemDefault,
-              let runtime = POSIX.environment("XDG_RUNTIME_DIR"), !runtime.isEmpty else { return nil }
+            let runtime = POSIX.environment("XDG_RUNTIME_DIR"), !runtime.isEmpty
+        else { return nil }
         let directory = runtime + "/curtain"
         POSIX.createDirectories(directory)
         return directory + "/" + POSIX.baseName(path)

@@ -1,13 +1,17 @@
+import CCairo
+import CurtainCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CCairo
-import CurtainCore
 
 /// A decoded image asset, loaded once per scene: an SVG as a librsvg handle (drawn as vectors
 /// at every scale), a PNG as a cairo surface.
 final class Asset {
-    enum Kind { case svg(OpaquePointer), png(OpaquePointer) }
+    enum Kind {
+        case svg(OpaquePointer)
+        case png(OpaquePointer)
+    }
     let kind: Kind
     /// Intrinsic size in pixels (the SVG's width/height or viewBox, the PNG's dimensions).
     let width: Double
@@ -30,16 +34,22 @@ final class Asset {
     /// symbolic links), over `Scene.Limits.assetBytes`, or over `Scene.Limits.imageDimension`.
     static func load(_ relative: String, in directory: String) throws(RenderError) -> Asset {
         func fail(_ message: String) -> RenderError { RenderError("asset '\(relative)': \(message)") }
-        guard let root = realPath(directory) else { throw fail("the scene's directory \(directory) cannot be resolved") }
+        guard let root = realPath(directory) else {
+            throw fail("the scene's directory \(directory) cannot be resolved")
+        }
         let joined = directory + "/" + relative
         guard let resolved = realPath(joined) else { throw fail("no such file (looked for \(joined))") }
         guard resolved.hasPrefix(root == "/" ? "/" : root + "/") else {
             throw fail("resolves to \(resolved), outside the scene's directory \(root) (a symbolic link?)")
         }
         var info = stat()
-        guard stat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw fail("is not a regular file") }
+        guard stat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw fail("is not a regular file")
+        }
         guard info.st_size <= Scene.Limits.assetBytes else {
-            throw fail("is \(info.st_size) bytes, more than the limit of \(Scene.Limits.assetBytes) (\(Scene.Limits.assetBytes / 1024 / 1024) MiB)")
+            throw fail(
+                "is \(info.st_size) bytes, more than the limit of \(Scene.Limits.assetBytes) (\(Scene.Limits.assetBytes / 1024 / 1024) MiB)"
+            )
         }
         let bytes = try readFile(resolved, limit: Scene.Limits.assetBytes, fail)
         if relative.lowercased().hasSuffix(".png") { return try png(bytes, fail) }
@@ -56,11 +66,16 @@ final class Asset {
         try readBoundedFile(path, limit: limit, fail)
     }
 
-    static func checkDimensions(_ width: Double, _ height: Double, _ fail: (String) -> RenderError) throws(RenderError) {
+    static func checkDimensions(_ width: Double, _ height: Double, _ fail: (String) -> RenderError) throws(RenderError)
+    {
         let limit = Double(Scene.Limits.imageDimension)
-        guard width.isFinite, height.isFinite, width > 0, height > 0 else { throw fail("has no usable size (\(width) × \(height))") }
+        guard width.isFinite, height.isFinite, width > 0, height > 0 else {
+            throw fail("has no usable size (\(width) × \(height))")
+        }
         guard width <= limit, height <= limit else {
-            throw fail("is \(Int(width.rounded(.up))) × \(Int(height.rounded(.up))) pixels, more than the limit of \(Scene.Limits.imageDimension) × \(Scene.Limits.imageDimension)")
+            throw fail(
+                "is \(Int(width.rounded(.up))) × \(Int(height.rounded(.up))) pixels, more than the limit of \(Scene.Limits.imageDimension) × \(Scene.Limits.imageDimension)"
+            )
         }
     }
 
@@ -70,40 +85,58 @@ final class Asset {
         guard bytes.count >= 24, Array(bytes[0..<8]) == signature, Array(bytes[12..<16]) == Array("IHDR".utf8) else {
             throw fail("is not a PNG file (no PNG signature and IHDR header)")
         }
-        func be32(_ i: Int) -> Double { Double(UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8 | UInt32(bytes[i + 3])) }
+        func be32(_ i: Int) -> Double {
+            Double(
+                UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8 | UInt32(bytes[i + 3])
+            )
+        }
         try checkDimensions(be32(16), be32(20), fail)
-        final class Cursor { let bytes: [UInt8]; var offset = 0; init(_ b: [UInt8]) { bytes = b } }
+        final class Cursor {
+            let bytes: [UInt8]
+            var offset = 0
+            init(_ b: [UInt8]) { bytes = b }
+        }
         let cursor = Cursor(bytes)
         let surface = withExtendedLifetime(cursor) {
-            cairo_image_surface_create_from_png_stream({ closure, data, length in
-                let cursor = Unmanaged<Cursor>.fromOpaque(closure!).takeUnretainedValue()
-                let n = Int(length)
-                guard cursor.offset + n <= cursor.bytes.count else { return CAIRO_STATUS_READ_ERROR }
-                cursor.bytes.withUnsafeBufferPointer { buffer in
-                    data!.update(from: buffer.baseAddress!.advanced(by: cursor.offset), count: n)
-                }
-                cursor.offset += n
-                return CAIRO_STATUS_SUCCESS
-            }, Unmanaged.passUnretained(cursor).toOpaque())!
+            cairo_image_surface_create_from_png_stream(
+                { closure, data, length in
+                    let cursor = Unmanaged<Cursor>.fromOpaque(closure!).takeUnretainedValue()
+                    let n = Int(length)
+                    guard cursor.offset + n <= cursor.bytes.count else { return CAIRO_STATUS_READ_ERROR }
+                    cursor.bytes.withUnsafeBufferPointer { buffer in
+                        data!.update(from: buffer.baseAddress!.advanced(by: cursor.offset), count: n)
+                    }
+                    cursor.offset += n
+                    return CAIRO_STATUS_SUCCESS
+                },
+                Unmanaged.passUnretained(cursor).toOpaque()
+            )!
         }
         let status = cairo_surface_status(surface)
         guard status == CAIRO_STATUS_SUCCESS else {
             cairo_surface_destroy(surface)
             throw fail("cannot be decoded as PNG: \(String(cString: cairo_status_to_string(status)))")
         }
-        return Asset(kind: .png(surface), width: Double(cairo_image_surface_get_width(surface)), height: Double(cairo_image_surface_get_height(surface)))
+        return Asset(
+            kind: .png(surface),
+            width: Double(cairo_image_surface_get_width(surface)),
+            height: Double(cairo_image_surface_get_height(surface))
+        )
     }
 
     static func svg(_ bytes: [UInt8], _ fail: (String) -> RenderError) throws(RenderError) -> Asset {
         var error: UnsafeMutablePointer<GError>? = nil
-        let handle = bytes.withUnsafeBufferPointer { rsvg_handle_new_from_data($0.baseAddress, gsize($0.count), &error) }
+        let handle = bytes.withUnsafeBufferPointer {
+            rsvg_handle_new_from_data($0.baseAddress, gsize($0.count), &error)
+        }
         guard let handle else {
             let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
             if let error { g_error_free(error) }
             throw fail("is not a valid SVG document: \(message)")
         }
         rsvg_handle_set_dpi(handle, 96)
-        var width = 0.0, height = 0.0
+        var width = 0.0
+        var height = 0.0
         if rsvg_handle_get_intrinsic_size_in_pixels(handle, &width, &height) == 0 {
             // Only a viewBox (no width/height): its size is the intrinsic size.
             var hasViewBox: gboolean = 0
@@ -126,7 +159,8 @@ final class Asset {
 
 /// A whole file, never more than `limit` bytes even if it grows while it is read (scene assets,
 /// recorded event streams).
-package func readBoundedFile(_ path: String, limit: Int, _ fail: (String) -> RenderError) throws(RenderError) -> [UInt8] {
+package func readBoundedFile(_ path: String, limit: Int, _ fail: (String) -> RenderError) throws(RenderError) -> [UInt8]
+{
     guard let file = fopen(path, "rb") else { throw fail("cannot be opened: \(String(cString: strerror(errno)))") }
     defer { fclose(file) }
     var bytes: [UInt8] = []

@@ -8,16 +8,28 @@ public enum ContactSheet {
 
     /// `captions` (by frame, may be shorter) are written under the times: a replay's state
     /// changes, e.g. "→ revealing".
-    public static func make(title: String, frames: [(time: Double, image: Image)], captions: [String] = [], columns: Int = 5, thumbnailWidth: Int = 180) throws(RenderError) -> Image {
+    public static func make(
+        title: String,
+        frames: [(time: Double, image: Image)],
+        captions: [String] = [],
+        columns: Int = 5,
+        thumbnailWidth: Int = 180
+    ) throws(RenderError) -> Image {
         guard !frames.isEmpty else { throw RenderError("a contact sheet needs at least one frame") }
-        guard frames.count <= maximumFrames else { throw RenderError("\(frames.count) frames is more than a contact sheet's limit of \(maximumFrames)") }
+        guard frames.count <= maximumFrames else {
+            throw RenderError("\(frames.count) frames is more than a contact sheet's limit of \(maximumFrames)")
+        }
         let columns = max(1, min(columns, frames.count))
         let rows = (frames.count + columns - 1) / columns
         let first = frames[0].image
         let scale = Double(thumbnailWidth) / Double(first.width)
-        let tw = Double(thumbnailWidth), th = (Double(first.height) * scale).rounded()
-        let gap = 12.0, label = captions.contains(where: { !$0.isEmpty }) ? 40.0 : 22.0, header = 34.0
-        let width = Int(gap + Double(columns) * (tw + gap)), height = Int(header + Double(rows) * (th + label + gap) + gap / 2)
+        let tw = Double(thumbnailWidth)
+        let th = (Double(first.height) * scale).rounded()
+        let gap = 12.0
+        let label = captions.contains(where: { !$0.isEmpty }) ? 40.0 : 22.0
+        let header = 34.0
+        let width = Int(gap + Double(columns) * (tw + gap))
+        let height = Int(header + Double(rows) * (th + label + gap) + gap / 2)
         let sheet = Image(width: width, height: height)
         let cr = cairo_create(sheet.surface)!
         defer { cairo_destroy(cr) }
@@ -25,7 +37,8 @@ public enum ContactSheet {
         cairo_paint(cr)
         text(cr, title, x: gap, y: 8, size: 15, bold: true)
         for (i, frame) in frames.enumerated() {
-            let x = gap + Double(i % columns) * (tw + gap), y = header + Double(i / columns) * (th + label + gap)
+            let x = gap + Double(i % columns) * (tw + gap)
+            let y = header + Double(i / columns) * (th + label + gap)
             // Checkerboard under the frame: 8 px squares.
             cairo_save(cr)
             cairo_rectangle(cr, x, y, tw, th)
@@ -36,7 +49,10 @@ public enum ContactSheet {
             var cy = 0.0
             while cy < th {
                 var cx = (Int(cy / 8) % 2 == 0) ? 0.0 : 8.0
-                while cx < tw { cairo_rectangle(cr, x + cx, y + cy, 8, 8); cx += 16 }
+                while cx < tw {
+                    cairo_rectangle(cr, x + cx, y + cy, 8, 8)
+                    cx += 16
+                }
                 cy += 8
             }
             cairo_fill(cr)
@@ -60,8 +76,16 @@ public enum ContactSheet {
         return "\(ms / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
     }
 
-    static func text(_ cr: OpaquePointer, _ string: String, x: Double, y: Double, size: Double, bold: Bool,
-                     width: Double? = nil, color: (Double, Double, Double) = (0.92, 0.92, 0.92)) {
+    static func text(
+        _ cr: OpaquePointer,
+        _ string: String,
+        x: Double,
+        y: Double,
+        size: Double,
+        bold: Bool,
+        width: Double? = nil,
+        color: (Double, Double, Double) = (0.92, 0.92, 0.92)
+    ) {
         let layout = pango_cairo_create_layout(cr)!
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         let font = pango_font_description_from_string(bold ? "DejaVu Sans Bold" : "DejaVu Sans")!

@@ -18,20 +18,30 @@ public struct ContentsSprite: Sendable {
     /// The text of `text` (variant `variant`) laid out in `bounds` (layer coordinates) under
     /// the device matrix `matrix` (a, b, c, d, tx, ty, as cairo's), covering its ink and logical
     /// extents. Nil when none of it falls within `clip`; an error beyond `maximumPixels`.
-    public static func text(_ text: SceneLayer.Text, bounds: SceneLayer.Rect, variant: Int,
-                            matrix: Matrix, clip: PixelRect, maximumPixels: Int) throws(RenderError) -> ContentsSprite? {
+    public static func text(
+        _ text: SceneLayer.Text,
+        bounds: SceneLayer.Rect,
+        variant: Int,
+        matrix: Matrix,
+        clip: PixelRect,
+        maximumPixels: Int
+    ) throws(RenderError) -> ContentsSprite? {
         // The extents, measured as the painter measures them (an identity context).
         let scratchSurface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1)!
         let scratch = cairo_create(scratchSurface)!
         let layout = Contents.layout(scratch, text, bounds, variant)
-        var ink = PangoRectangle(), logical = PangoRectangle()
+        var ink = PangoRectangle()
+        var logical = PangoRectangle()
         pango_layout_get_pixel_extents(layout, &ink, &logical)
         g_object_unref(UnsafeMutableRawPointer(layout))
         cairo_destroy(scratch)
         cairo_surface_destroy(scratchSurface)
-        let box = Box(minX: Double(min(ink.x, logical.x)) + bounds.x, minY: Double(min(ink.y, logical.y)) + bounds.y,
-                      maxX: Double(max(ink.x + ink.width, logical.x + logical.width)) + bounds.x,
-                      maxY: Double(max(ink.y + ink.height, logical.y + logical.height)) + bounds.y)
+        let box = Box(
+            minX: Double(min(ink.x, logical.x)) + bounds.x,
+            minY: Double(min(ink.y, logical.y)) + bounds.y,
+            maxX: Double(max(ink.x + ink.width, logical.x + logical.width)) + bounds.x,
+            maxY: Double(max(ink.y + ink.height, logical.y + logical.height)) + bounds.y
+        )
         return try render(box, matrix: matrix, clip: clip, maximumPixels: maximumPixels, what: "the text") { cr in
             Contents.paintText(cr, text, bounds, variant)
         }
@@ -40,8 +50,15 @@ public struct ContentsSprite: Sendable {
     /// Image asset `name` (read inside `directory` with the scene's asset limits, as a frame
     /// reads it) placed in `bounds` as `gravity` says, under `matrix`; covering its placement
     /// (clipped to the bounds for resizeAspectFill).
-    public static func image(_ name: String, in directory: String, gravity: SceneLayer.Gravity, bounds: SceneLayer.Rect,
-                             matrix: Matrix, clip: PixelRect, maximumPixels: Int) throws(RenderError) -> ContentsSprite? {
+    public static func image(
+        _ name: String,
+        in directory: String,
+        gravity: SceneLayer.Gravity,
+        bounds: SceneLayer.Rect,
+        matrix: Matrix,
+        clip: PixelRect,
+        maximumPixels: Int
+    ) throws(RenderError) -> ContentsSprite? {
         let asset = try Asset.load(name, in: directory)
         var placed = Box(Contents.placement(asset, gravity, bounds))
         if gravity == .resizeAspectFill {
@@ -55,10 +72,18 @@ public struct ContentsSprite: Sendable {
 
     /// `paint` (in layer coordinates) rasterised under `matrix` into the device pixels of
     /// `box` plus 2 (as the painter's layer cache sizes its surfaces), within `clip`.
-    static func render(_ box: Box, matrix: Matrix, clip: PixelRect, maximumPixels: Int, what: String,
-                       paint: (OpaquePointer) -> Void) throws(RenderError) -> ContentsSprite? {
+    static func render(
+        _ box: Box,
+        matrix: Matrix,
+        clip: PixelRect,
+        maximumPixels: Int,
+        what: String,
+        paint: (OpaquePointer) -> Void
+    ) throws(RenderError) -> ContentsSprite? {
         let m = Affine(a: matrix.0, b: matrix.1, c: matrix.2, d: matrix.3, tx: matrix.4, ty: matrix.5)
-        guard [m.a, m.b, m.c, m.d, m.tx, m.ty].allSatisfy(\.isFinite) else { throw RenderError("the matrix is not finite") }
+        guard [m.a, m.b, m.c, m.d, m.tx, m.ty].allSatisfy(\.isFinite) else {
+            throw RenderError("the matrix is not finite")
+        }
         guard let rect = m.map(box).pixels(padding: 2).intersection(clip) else { return nil }
         guard rect.area <= maximumPixels else {
             throw RenderError("\(what) covers \(rect.width)×\(rect.height) pixels, more than \(maximumPixels)")
@@ -74,12 +99,18 @@ public struct ContentsSprite: Sendable {
         cairo_surface_flush(surface)
         final class Sink { var bytes: [UInt8] = [] }
         let sink = Sink()
-        let status = cairo_surface_write_to_png_stream(surface, { closure, data, length in
-            let sink = Unmanaged<Sink>.fromOpaque(closure!).takeUnretainedValue()
-            sink.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
-            return CAIRO_STATUS_SUCCESS
-        }, Unmanaged.passUnretained(sink).toOpaque())
-        guard status == CAIRO_STATUS_SUCCESS else { throw RenderError("cannot encode \(what): \(String(cString: cairo_status_to_string(status)))") }
+        let status = cairo_surface_write_to_png_stream(
+            surface,
+            { closure, data, length in
+                let sink = Unmanaged<Sink>.fromOpaque(closure!).takeUnretainedValue()
+                sink.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+                return CAIRO_STATUS_SUCCESS
+            },
+            Unmanaged.passUnretained(sink).toOpaque()
+        )
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw RenderError("cannot encode \(what): \(String(cString: cairo_status_to_string(status)))")
+        }
         return ContentsSprite(x: rect.x, y: rect.y, width: rect.width, height: rect.height, png: sink.bytes)
     }
 }

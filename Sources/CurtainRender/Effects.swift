@@ -1,8 +1,9 @@
+import CCairo
+import CurtainCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CCairo
-import CurtainCore
 
 // What cairo's 2-D model cannot draw directly, kept apart from the painter's ordinary path:
 // a layer turned about its vertical axis in perspective (seed 001's flip), a blurred layer
@@ -44,7 +45,12 @@ extension Painter {
         painter.cr = context
         painter.cache = nil
         let target = cairo_get_target(context)!
-        painter.screen = PixelRect(x: 0, y: 0, width: Int(cairo_image_surface_get_width(target)), height: Int(cairo_image_surface_get_height(target)))
+        painter.screen = PixelRect(
+            x: 0,
+            y: 0,
+            width: Int(cairo_image_surface_get_width(target)),
+            height: Int(cairo_image_surface_get_height(target))
+        )
         return painter
     }
 
@@ -59,7 +65,11 @@ extension Painter {
     /// transformation (so it lines up with the target pixel for pixel).
     func deviceSizedLayer(like context: OpaquePointer) -> (surface: OpaquePointer, context: OpaquePointer) {
         let target = cairo_get_target(context)!
-        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, cairo_image_surface_get_width(target), cairo_image_surface_get_height(target))!
+        let surface = cairo_image_surface_create(
+            CAIRO_FORMAT_ARGB32,
+            cairo_image_surface_get_width(target),
+            cairo_image_surface_get_height(target)
+        )!
         let offscreen = cairo_create(surface)!
         var m = cairo_matrix_t()
         cairo_get_matrix(context, &m)
@@ -95,16 +105,24 @@ extension Painter {
         extents.signature(layer, values, into: &signature)
         signature[0] = flat
         let target = cairo_get_target(cr)!
-        let key = BlurredLayer.Key(presentations: signature, matrix: parent, screen: layer.retained ? previousScreen.map(ObjectIdentifier.init) : nil,
-                                   textVariant: textVariant, width: Int(cairo_image_surface_get_width(target)), height: Int(cairo_image_surface_get_height(target)))
+        let key = BlurredLayer.Key(
+            presentations: signature,
+            matrix: parent,
+            screen: layer.retained ? previousScreen.map(ObjectIdentifier.init) : nil,
+            textVariant: textVariant,
+            width: Int(cairo_image_surface_get_width(target)),
+            height: Int(cairo_image_surface_get_height(target))
+        )
         let made = cache?.blurred(for: layer.id, key: key)
-        let blurred = made ?? BlurredLayer(key: key, retaining: layer.retained ? previousScreen : nil) { context in
-            var device = parent.cairo
-            cairo_set_matrix(context, &device)
-            let painter = offscreenPainter(context)
-            painter.applyGeometry(flat)
-            painter.drawBody(layer, flat)
-        }
+        let blurred =
+            made
+            ?? BlurredLayer(key: key, retaining: layer.retained ? previousScreen : nil) { context in
+                var device = parent.cairo
+                cairo_set_matrix(context, &device)
+                let painter = offscreenPainter(context)
+                painter.applyGeometry(flat)
+                painter.drawBody(layer, flat)
+            }
         if made == nil { cache?.keep(blurred, for: layer.id) }
         let (factor, surface) = blurred.frame(sigma: sigma, opacity: p.opacity)
         cairo_save(cr)
@@ -127,14 +145,17 @@ extension Painter {
     /// edges, within a fraction of a pixel inside (cairo has no projective patterns). Strips are
     /// summed with ADD so that their shared antialiased edges add up to full coverage.
     func drawProjected(_ layer: SceneLayer, _ p: LayerPresentation) {
-        let b = p.bounds, t = p.transform
-        let width = b.width * abs(t.scaleX), height = b.height * abs(t.scaleY)
+        let b = p.bounds
+        let t = p.transform
+        let width = b.width * abs(t.scaleX)
+        let height = b.height * abs(t.scaleY)
         guard width > 0, height > 0, width.isFinite, height.isFinite else { return }
         // The flat image's resolution: the device's, bounded.
         cairo_translate(cr, p.position.x + t.translationX, p.position.y + t.translationY)
         cairo_rotate(cr, t.rotation)
         let k = min(deviceScale(cr), Self.maximumProjectedSide / width, Self.maximumProjectedSide / height)
-        let pixelsWide = max(1, Int((width * k).rounded(.up))), pixelsHigh = max(1, Int((height * k).rounded(.up)))
+        let pixelsWide = max(1, Int((width * k).rounded(.up)))
+        let pixelsHigh = max(1, Int((height * k).rounded(.up)))
 
         func flat(_ draw: (Painter) -> Void) -> OpaquePointer {
             let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(pixelsWide), Int32(pixelsHigh))!
@@ -152,13 +173,20 @@ extension Painter {
             let pattern = cairo_pattern_create_for_surface(surface)!
             cairo_pattern_set_filter(pattern, CAIRO_FILTER_BILINEAR)
             cairo_pattern_set_extend(pattern, CAIRO_EXTEND_PAD)
-            let u0 = -p.anchorPoint.x * width, v0 = -p.anchorPoint.y * height, v1 = v0 + height
+            let u0 = -p.anchorPoint.x * width
+            let v0 = -p.anchorPoint.y * height
+            let v1 = v0 + height
             let projectedWidth = abs(cos(t.rotationY)) * width * k
             let strips = min(pixelsWide, max(1, Int(projectedWidth / 2) + 1))
             for i in 0..<strips {
-                let ua = u0 + width * Double(i) / Double(strips), ub = u0 + width * Double(i + 1) / Double(strips)
-                guard let a = t.project(x: ua, y: 1), let c = t.project(x: ub, y: 1), abs(c.x - a.x) > 1e-9 else { continue }
-                let ka = a.y, kb = c.y, mid = (ka + kb) / 2
+                let ua = u0 + width * Double(i) / Double(strips)
+                let ub = u0 + width * Double(i + 1) / Double(strips)
+                guard let a = t.project(x: ua, y: 1), let c = t.project(x: ub, y: 1), abs(c.x - a.x) > 1e-9 else {
+                    continue
+                }
+                let ka = a.y
+                let kb = c.y
+                let mid = (ka + kb) / 2
                 cairo_new_path(context)
                 cairo_move_to(context, a.x, v0 * ka)
                 cairo_line_to(context, c.x, v0 * kb)
@@ -166,7 +194,9 @@ extension Painter {
                 cairo_line_to(context, a.x, v1 * ka)
                 cairo_close_path(context)
                 // User (projected) space → image pixels: x linear across the strip, y / w.
-                let du = (ub - ua) / (c.x - a.x), px = Double(pixelsWide) / width, py = Double(pixelsHigh) / height
+                let du = (ub - ua) / (c.x - a.x)
+                let px = Double(pixelsWide) / width
+                let py = Double(pixelsHigh) / height
                 var m = cairo_matrix_t()
                 cairo_matrix_init(&m, du * px, 0, 0, py / mid, (ua - a.x * du - u0) * px, -v0 * py)
                 cairo_pattern_set_matrix(pattern, &m)
@@ -235,14 +265,19 @@ enum Blur {
         let widths = boxes(sigma: sigma).filter { $0 > 1 }
         guard !widths.isEmpty else { return }
         cairo_surface_flush(surface)
-        let w = Int(cairo_image_surface_get_width(surface)), h = Int(cairo_image_surface_get_height(surface))
+        let w = Int(cairo_image_surface_get_width(surface))
+        let h = Int(cairo_image_surface_get_height(surface))
         let stride = Int(cairo_image_surface_get_stride(surface)) / 4
         guard w > 0, h > 0, let raw = cairo_image_surface_get_data(surface) else { return }
         let pixels = UnsafeMutableRawPointer(raw).bindMemory(to: UInt32.self, capacity: stride * h)
         let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: w)
         let copy = UnsafeMutablePointer<UInt32>.allocate(capacity: w * h)
         let sums = UnsafeMutablePointer<UInt32>.allocate(capacity: 4 * w)
-        defer { scratch.deallocate(); copy.deallocate(); sums.deallocate() }
+        defer {
+            scratch.deallocate()
+            copy.deallocate()
+            sums.deallocate()
+        }
         for width in widths {
             let r = width / 2
             for y in 0..<h { box(pixels + y * stride, step: 1, count: w, radius: r, scratch) }
@@ -255,31 +290,50 @@ enum Blur {
     /// rounded-up reciprocal stays below one 2^40th of a step); division was most of a pass.
     struct Divider {
         let half: UInt64, reciprocal: UInt64
-        init(_ n: UInt32) { half = UInt64(n / 2); reciprocal = ((1 << 40) + UInt64(n) - 1) / UInt64(n) }
-        @inline(__always) func callAsFunction(_ s: UInt32) -> UInt32 { UInt32(truncatingIfNeeded: ((UInt64(s) + half) &* reciprocal) >> 40) }
+        init(_ n: UInt32) {
+            half = UInt64(n / 2)
+            reciprocal = ((1 << 40) + UInt64(n) - 1) / UInt64(n)
+        }
+        @inline(__always) func callAsFunction(_ s: UInt32) -> UInt32 {
+            UInt32(truncatingIfNeeded: ((UInt64(s) + half) &* reciprocal) >> 40)
+        }
     }
 
     /// The vertical box pass for every column at once, row after row (the same sums as `box`
     /// down each column, but reading memory in order: a column walk misses the cache at every
     /// pixel). `copy` holds width × height pixels, `sums` 4 × width.
-    static func boxColumns(_ pixels: UnsafeMutablePointer<UInt32>, stride: Int, width w: Int, height h: Int, radius r: Int,
-                           _ copy: UnsafeMutablePointer<UInt32>, _ sums: UnsafeMutablePointer<UInt32>) {
+    static func boxColumns(
+        _ pixels: UnsafeMutablePointer<UInt32>,
+        stride: Int,
+        width w: Int,
+        height h: Int,
+        radius r: Int,
+        _ copy: UnsafeMutablePointer<UInt32>,
+        _ sums: UnsafeMutablePointer<UInt32>
+    ) {
         for y in 0..<h { (copy + y * w).update(from: pixels + y * stride, count: w) }
-        let last = h - 1, divide = Divider(UInt32(2 * r + 1))
+        let last = h - 1
+        let divide = Divider(UInt32(2 * r + 1))
         sums.update(repeating: 0, count: 4 * w)
         for i in -r...r {
             let row = copy + min(max(i, 0), last) * w
             for x in 0..<w {
                 let p = row[x]
-                sums[4 * x] &+= p & 0xFF; sums[4 * x + 1] &+= (p >> 8) & 0xFF; sums[4 * x + 2] &+= (p >> 16) & 0xFF; sums[4 * x + 3] &+= p >> 24
+                sums[4 * x] &+= p & 0xFF
+                sums[4 * x + 1] &+= (p >> 8) & 0xFF
+                sums[4 * x + 2] &+= (p >> 16) & 0xFF
+                sums[4 * x + 3] &+= p >> 24
             }
         }
         for y in 0..<h {
-            let out = pixels + y * stride, add = copy + min(y + r + 1, last) * w, sub = copy + max(y - r, 0) * w
+            let out = pixels + y * stride
+            let add = copy + min(y + r + 1, last) * w
+            let sub = copy + max(y - r, 0) * w
             for x in 0..<w {
                 let s = sums + 4 * x
                 out[x] = divide(s[3]) << 24 | divide(s[2]) << 16 | divide(s[1]) << 8 | divide(s[0])
-                let a = add[x], b = sub[x]
+                let a = add[x]
+                let b = sub[x]
                 s[0] = s[0] &+ (a & 0xFF) &- (b & 0xFF)
                 s[1] = s[1] &+ ((a >> 8) & 0xFF) &- ((b >> 8) & 0xFF)
                 s[2] = s[2] &+ ((a >> 16) & 0xFF) &- ((b >> 16) & 0xFF)
@@ -290,12 +344,32 @@ enum Blur {
 
     /// One box pass along a line of `count` pixels `step` apart: each becomes the mean of the
     /// 2r + 1 around it (indices clamped to the line), rounded.
-    static func box(_ line: UnsafeMutablePointer<UInt32>, step: Int, count: Int, radius r: Int, _ scratch: UnsafeMutablePointer<UInt32>) {
+    static func box(
+        _ line: UnsafeMutablePointer<UInt32>,
+        step: Int,
+        count: Int,
+        radius r: Int,
+        _ scratch: UnsafeMutablePointer<UInt32>
+    ) {
         for i in 0..<count { scratch[i] = line[i * step] }
-        let last = count - 1, divide = Divider(UInt32(2 * r + 1))
-        var s0: UInt32 = 0, s1: UInt32 = 0, s2: UInt32 = 0, s3: UInt32 = 0
-        @inline(__always) func add(_ p: UInt32) { s0 &+= p & 0xFF; s1 &+= (p >> 8) & 0xFF; s2 &+= (p >> 16) & 0xFF; s3 &+= p >> 24 }
-        @inline(__always) func sub(_ p: UInt32) { s0 &-= p & 0xFF; s1 &-= (p >> 8) & 0xFF; s2 &-= (p >> 16) & 0xFF; s3 &-= p >> 24 }
+        let last = count - 1
+        let divide = Divider(UInt32(2 * r + 1))
+        var s0: UInt32 = 0
+        var s1: UInt32 = 0
+        var s2: UInt32 = 0
+        var s3: UInt32 = 0
+        @inline(__always) func add(_ p: UInt32) {
+            s0 &+= p & 0xFF
+            s1 &+= (p >> 8) & 0xFF
+            s2 &+= (p >> 16) & 0xFF
+            s3 &+= p >> 24
+        }
+        @inline(__always) func sub(_ p: UInt32) {
+            s0 &-= p & 0xFF
+            s1 &-= (p >> 8) & 0xFF
+            s2 &-= (p >> 16) & 0xFF
+            s3 &-= p >> 24
+        }
         for i in -r...r { add(scratch[min(max(i, 0), last)]) }
         for i in 0..<count {
             line[i * step] = divide(s3) << 24 | divide(s2) << 16 | divide(s1) << 8 | divide(s0)
@@ -335,7 +409,8 @@ extension Blur {
     /// Halves an ARGB32 image (rounding up): bilinear sampling exactly between four pixels is
     /// their average, the 2×2 box reduction, done by pixman's bilinear fast path.
     static func halve(_ surface: OpaquePointer) -> OpaquePointer {
-        let w = Int(cairo_image_surface_get_width(surface)), h = Int(cairo_image_surface_get_height(surface))
+        let w = Int(cairo_image_surface_get_width(surface))
+        let h = Int(cairo_image_surface_get_height(surface))
         let half = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32((w + 1) / 2), Int32((h + 1) / 2))!
         let cr = cairo_create(half)!
         cairo_scale(cr, 0.5, 0.5)
@@ -391,11 +466,15 @@ final class BlurredLayer {
     /// Bytes of pixels held at most: the image, its reductions, and a blurred copy of one of
     /// them (at most the ½ one's size).
     var bytes: Int {
-        var w = key.width, h = key.height, total = 0, largestReduction = 0
+        var w = key.width
+        var h = key.height
+        var total = 0
+        var largestReduction = 0
         for _ in Blur.factors {
             total += w * h * 4
             if w != key.width || h != key.height { largestReduction = max(largestReduction, w * h * 4) }
-            w = (w + 1) / 2; h = (h + 1) / 2
+            w = (w + 1) / 2
+            h = (h + 1) / 2
         }
         return total + largestReduction
     }
@@ -415,9 +494,15 @@ final class BlurredLayer {
         let plan = Blur.plan(sigma: sigma)
         let factor = Blur.factors[plan.level]
         if factor == 1 { return (1, level(0)) }
-        if let last, last.factor == factor, last.sigma == sigma, last.opacity == opacity { return (factor, last.surface) }
+        if let last, last.factor == factor, last.sigma == sigma, last.opacity == opacity {
+            return (factor, last.surface)
+        }
         let small = level(plan.level)
-        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, cairo_image_surface_get_width(small), cairo_image_surface_get_height(small))!
+        let surface = cairo_image_surface_create(
+            CAIRO_FORMAT_ARGB32,
+            cairo_image_surface_get_width(small),
+            cairo_image_surface_get_height(small)
+        )!
         let cr = cairo_create(surface)!
         cairo_set_source_surface(cr, small, 0, 0)
         cairo_paint_with_alpha(cr, opacity)

@@ -1,8 +1,9 @@
+import CCairo
+import CurtainCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CCairo
-import CurtainCore
 
 /// A 2-D affine map (cairo's convention: x' = a·x + c·y + tx, y' = b·x + d·y + ty).
 struct Affine: Hashable {
@@ -10,20 +11,36 @@ struct Affine: Hashable {
 
     /// `self ∘ m`: m first, then self.
     func concat(_ m: Affine) -> Affine {
-        Affine(a: a * m.a + c * m.b, b: b * m.a + d * m.b, c: a * m.c + c * m.d, d: b * m.c + d * m.d,
-               tx: a * m.tx + c * m.ty + tx, ty: b * m.tx + d * m.ty + ty)
+        Affine(
+            a: a * m.a + c * m.b,
+            b: b * m.a + d * m.b,
+            c: a * m.c + c * m.d,
+            d: b * m.c + d * m.d,
+            tx: a * m.tx + c * m.ty + tx,
+            ty: b * m.tx + d * m.ty + ty
+        )
     }
 
     /// Layer space → superlayer space (Core Animation): the anchor point goes to `position`,
     /// the transform (scale, then rotation, then translation) applies about it. A zero scale
     /// stays invertible (cairo refuses singular matrices).
     static func geometry(_ p: LayerPresentation) -> Affine {
-        let bounds = p.bounds, t = p.transform
-        let sx = t.scaleX == 0 ? 1e-9 : t.scaleX, sy = t.scaleY == 0 ? 1e-9 : t.scaleY
-        let cosr = cos(t.rotation), sinr = sin(t.rotation)
-        let ax = bounds.x + p.anchorPoint.x * bounds.width, ay = bounds.y + p.anchorPoint.y * bounds.height
-        let m = Affine(a: cosr * sx, b: sinr * sx, c: -sinr * sy, d: cosr * sy,
-                       tx: p.position.x + t.translationX, ty: p.position.y + t.translationY)
+        let bounds = p.bounds
+        let t = p.transform
+        let sx = t.scaleX == 0 ? 1e-9 : t.scaleX
+        let sy = t.scaleY == 0 ? 1e-9 : t.scaleY
+        let cosr = cos(t.rotation)
+        let sinr = sin(t.rotation)
+        let ax = bounds.x + p.anchorPoint.x * bounds.width
+        let ay = bounds.y + p.anchorPoint.y * bounds.height
+        let m = Affine(
+            a: cosr * sx,
+            b: sinr * sx,
+            c: -sinr * sy,
+            d: cosr * sy,
+            tx: p.position.x + t.translationX,
+            ty: p.position.y + t.translationY
+        )
         return m.concat(Affine(tx: -ax, ty: -ay))
     }
 
@@ -33,8 +50,15 @@ struct Affine: Hashable {
     func map(_ r: SceneLayer.Rect) -> Box { map(Box(r)) }
 
     func map(_ box: Box) -> Box {
-        let corners = [map(box.minX, box.minY), map(box.maxX, box.minY), map(box.minX, box.maxY), map(box.maxX, box.maxY)]
-        return Box(minX: corners.map(\.0).min()!, minY: corners.map(\.1).min()!, maxX: corners.map(\.0).max()!, maxY: corners.map(\.1).max()!)
+        let corners = [
+            map(box.minX, box.minY), map(box.maxX, box.minY), map(box.minX, box.maxY), map(box.maxX, box.maxY),
+        ]
+        return Box(
+            minX: corners.map(\.0).min()!,
+            minY: corners.map(\.1).min()!,
+            maxX: corners.map(\.0).max()!,
+            maxY: corners.map(\.1).max()!
+        )
     }
 
     var cairo: cairo_matrix_t { cairo_matrix_t(xx: a, yx: b, xy: c, yy: d, x0: tx, y0: ty) }
@@ -47,7 +71,12 @@ struct Box: Hashable {
 
     var minX: Double, minY: Double, maxX: Double, maxY: Double
 
-    init(minX: Double, minY: Double, maxX: Double, maxY: Double) { self.minX = minX; self.minY = minY; self.maxX = maxX; self.maxY = maxY }
+    init(minX: Double, minY: Double, maxX: Double, maxY: Double) {
+        self.minX = minX
+        self.minY = minY
+        self.maxX = maxX
+        self.maxY = maxY
+    }
     init(_ r: SceneLayer.Rect) { self.init(minX: r.x, minY: r.y, maxX: r.x + r.width, maxY: r.y + r.height) }
 
     func union(_ o: Box?) -> Box {
@@ -65,14 +94,18 @@ struct Box: Hashable {
     func pixels(padding: Int) -> PixelRect {
         let limit = 1e9
         func clamp(_ v: Double, _ fallback: Double) -> Int { v.isNaN ? Int(fallback) : Int(min(max(v, -limit), limit)) }
-        let x0 = clamp(minX.rounded(.down), -limit) - padding, y0 = clamp(minY.rounded(.down), -limit) - padding
-        let x1 = clamp(maxX.rounded(.up), limit) + padding, y1 = clamp(maxY.rounded(.up), limit) + padding
+        let x0 = clamp(minX.rounded(.down), -limit) - padding
+        let y0 = clamp(minY.rounded(.down), -limit) - padding
+        let x1 = clamp(maxX.rounded(.up), limit) + padding
+        let y1 = clamp(maxY.rounded(.up), limit) + padding
         return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
     /// The pixels the box covers exactly, when its edges lie on pixel boundaries.
     func exactPixels() -> PixelRect? {
-        guard [minX, minY, maxX, maxY].allSatisfy({ $0.isFinite && $0.rounded() == $0 && abs($0) < 1e9 }) else { return nil }
+        guard [minX, minY, maxX, maxY].allSatisfy({ $0.isFinite && $0.rounded() == $0 && abs($0) < 1e9 }) else {
+            return nil
+        }
         return PixelRect(x: Int(minX), y: Int(minY), width: Int(maxX - minX), height: Int(maxY - minY))
     }
 }
@@ -95,19 +128,28 @@ struct Extents {
         if p.backgroundColor != nil || layer.gradient != nil { add(Box(p.bounds)) }
         if let name = layer.contents, let asset = assets[name] {
             var placed = Box(Contents.placement(asset, layer.contentsGravity, p.bounds))
-            if layer.contentsGravity == .resizeAspectFill, let clipped = placed.intersection(Box(p.bounds)) { placed = clipped }
+            if layer.contentsGravity == .resizeAspectFill, let clipped = placed.intersection(Box(p.bounds)) {
+                placed = clipped
+            }
             add(placed)
         }
         if let path = layer.path {
-            var xs: [Double] = [], ys: [Double] = []
+            var xs: [Double] = []
+            var ys: [Double] = []
             for command in path.commands {
                 switch command {
-                case .move(let x, let y), .line(let x, let y): xs.append(x); ys.append(y)
-                case .cubic(let x1, let y1, let x2, let y2, let x, let y): xs += [x1, x2, x]; ys += [y1, y2, y]
+                case .move(let x, let y), .line(let x, let y):
+                    xs.append(x)
+                    ys.append(y)
+                case .cubic(let x1, let y1, let x2, let y2, let x, let y):
+                    xs += [x1, x2, x]
+                    ys += [y1, y2, y]
                 case .close: break
                 }
             }
-            if let x0 = xs.min(), let x1 = xs.max(), let y0 = ys.min(), let y1 = ys.max() { add(Box(minX: x0, minY: y0, maxX: x1, maxY: y1)) }
+            if let x0 = xs.min(), let x1 = xs.max(), let y0 = ys.min(), let y1 = ys.max() {
+                add(Box(minX: x0, minY: y0, maxX: x1, maxY: y1))
+            }
         }
         if let text = layer.text { add(cache.textBox(layer.id, text, p.bounds, textVariant)) }
         return box
@@ -132,10 +174,13 @@ struct Extents {
         } else if let local = contentBox(layer, p) {
             box = m.map(local)
         }
-        for sub in layer.sublayers where !index.maskIDs.contains(sub.id) && !(layer.retained && retainsScreen && layer.role == .overlay) {
+        for sub in layer.sublayers
+        where !index.maskIDs.contains(sub.id) && !(layer.retained && retainsScreen && layer.role == .overlay) {
             if let e = extent(sub, values, m) { box = e.union(box) }
         }
-        if let ref = layer.mask, let maskLayer = index.byID[ref.layer], !LayerPresentation(maskLayer, values: values).hidden, !ref.inverted {
+        if let ref = layer.mask, let maskLayer = index.byID[ref.layer],
+            !LayerPresentation(maskLayer, values: values).hidden, !ref.inverted
+        {
             guard let shown = extent(maskLayer, values, m), let b = box else { return nil }
             box = b.intersection(shown)
         }
@@ -152,13 +197,20 @@ struct Extents {
     /// The device region that differs between two frames: for each layer whose presentation
     /// (or its mask's) changed, where it was and where it is; unchanged layers are searched
     /// for changed sublayers.
-    func damage(_ layers: [SceneLayer], from old: [String: Value], to new: [String: Value], parent: Affine = Affine()) -> PixelRect? {
+    func damage(
+        _ layers: [SceneLayer],
+        from old: [String: Value],
+        to new: [String: Value],
+        parent: Affine = Affine()
+    ) -> PixelRect? {
         var result: Box? = nil
         for layer in layers where !index.maskIDs.contains(layer.id) {
-            let before = LayerPresentation(layer, values: old), after = LayerPresentation(layer, values: new)
+            let before = LayerPresentation(layer, values: old)
+            let after = LayerPresentation(layer, values: new)
             var maskSame = true
             if let ref = layer.mask, let maskLayer = index.byID[ref.layer] {
-                var a: [LayerPresentation] = [], b: [LayerPresentation] = []
+                var a: [LayerPresentation] = []
+                var b: [LayerPresentation] = []
                 signature(maskLayer, old, into: &a)
                 signature(maskLayer, new, into: &b)
                 maskSame = a == b
@@ -168,12 +220,20 @@ struct Extents {
                 if let e = extent(layer, new, parent) { result = e.union(result) }
             } else if after.isVisible, Painter.needsEffects(layer, after) {
                 // Projected or blurred: a sublayer's change shows anywhere in the layer.
-                var a: [LayerPresentation] = [], b: [LayerPresentation] = []
+                var a: [LayerPresentation] = []
+                var b: [LayerPresentation] = []
                 signature(layer, old, into: &a)
                 signature(layer, new, into: &b)
                 if a != b { result = Box.everything.union(result) }
-            } else if after.isVisible, let inner = damage(layer.sublayers, from: old, to: new, parent: parent.concat(.geometry(after))) {
-                let box = Box(minX: Double(inner.x), minY: Double(inner.y), maxX: Double(inner.x + inner.width), maxY: Double(inner.y + inner.height))
+            } else if after.isVisible,
+                let inner = damage(layer.sublayers, from: old, to: new, parent: parent.concat(.geometry(after)))
+            {
+                let box = Box(
+                    minX: Double(inner.x),
+                    minY: Double(inner.y),
+                    maxX: Double(inner.x + inner.width),
+                    maxY: Double(inner.y + inner.height)
+                )
                 result = box.union(result)
             }
         }
@@ -200,9 +260,20 @@ final class LayerCache {
         let x: Int, y: Int, bytes: Int
         /// Every pixel of the rectangle is opaque (RGB24).
         let opaque: Bool
-        var rect: PixelRect { PixelRect(x: x, y: y, width: Int(cairo_image_surface_get_width(surface)), height: Int(cairo_image_surface_get_height(surface))) }
+        var rect: PixelRect {
+            PixelRect(
+                x: x,
+                y: y,
+                width: Int(cairo_image_surface_get_width(surface)),
+                height: Int(cairo_image_surface_get_height(surface))
+            )
+        }
         init(surface: OpaquePointer, x: Int, y: Int, bytes: Int, opaque: Bool) {
-            self.surface = surface; self.x = x; self.y = y; self.bytes = bytes; self.opaque = opaque
+            self.surface = surface
+            self.x = x
+            self.y = y
+            self.bytes = bytes
+            self.opaque = opaque
         }
         deinit { cairo_surface_destroy(surface) }
     }
@@ -226,7 +297,10 @@ final class LayerCache {
 
     deinit {
         entries.removeAll()
-        if let scratchContext { cairo_destroy(scratchContext.cr); cairo_surface_destroy(scratchContext.surface) }
+        if let scratchContext {
+            cairo_destroy(scratchContext.cr)
+            cairo_surface_destroy(scratchContext.surface)
+        }
     }
 
     /// Number of layers whose pixels are cached (tests).
@@ -284,15 +358,38 @@ final class LayerCache {
     func textBox(_ id: String, _ text: SceneLayer.Text, _ bounds: SceneLayer.Rect, _ variant: Int) -> Box {
         let key = "\(id)\u{0}\(variant % max(text.variants.count, 1))\u{0}\(bounds.width)"
         let origin = (bounds.x, bounds.y)
-        if let box = textBoxes[key] { return Box(minX: box.minX + origin.0, minY: box.minY + origin.1, maxX: box.maxX + origin.0, maxY: box.maxY + origin.1) }
+        if let box = textBoxes[key] {
+            return Box(
+                minX: box.minX + origin.0,
+                minY: box.minY + origin.1,
+                maxX: box.maxX + origin.0,
+                maxY: box.maxY + origin.1
+            )
+        }
         let layout = Contents.layout(scratch, text, bounds, variant)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-        var ink = PangoRectangle(), logical = PangoRectangle()
+        var ink = PangoRectangle()
+        var logical = PangoRectangle()
         pango_layout_get_pixel_extents(layout, &ink, &logical)
-        let a = Box(minX: Double(ink.x), minY: Double(ink.y), maxX: Double(ink.x + ink.width), maxY: Double(ink.y + ink.height))
-        let b = Box(minX: Double(logical.x), minY: Double(logical.y), maxX: Double(logical.x + logical.width), maxY: Double(logical.y + logical.height))
+        let a = Box(
+            minX: Double(ink.x),
+            minY: Double(ink.y),
+            maxX: Double(ink.x + ink.width),
+            maxY: Double(ink.y + ink.height)
+        )
+        let b = Box(
+            minX: Double(logical.x),
+            minY: Double(logical.y),
+            maxX: Double(logical.x + logical.width),
+            maxY: Double(logical.y + logical.height)
+        )
         let box = a.union(b)
         textBoxes[key] = box
-        return Box(minX: box.minX + origin.0, minY: box.minY + origin.1, maxX: box.maxX + origin.0, maxY: box.maxY + origin.1)
+        return Box(
+            minX: box.minX + origin.0,
+            minY: box.minY + origin.1,
+            maxX: box.maxX + origin.0,
+            maxY: box.maxY + origin.1
+        )
     }
 }

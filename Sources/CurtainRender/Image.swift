@@ -1,8 +1,9 @@
+import CCairo
+import CurtainCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CCairo
-import CurtainCore
 
 /// A rendered frame: a cairo ARGB32 image surface (premultiplied, native-endian 0xAARRGGBB).
 public final class Image {
@@ -49,7 +50,10 @@ public final class Image {
         var result = [UInt32](repeating: 0, count: width * height)
         result.withUnsafeMutableBytes { out in
             for y in 0..<height {
-                out.baseAddress!.advanced(by: y * width * 4).copyMemory(from: data.advanced(by: y * stride), byteCount: width * 4)
+                out.baseAddress!.advanced(by: y * width * 4).copyMemory(
+                    from: data.advanced(by: y * stride),
+                    byteCount: width * 4
+                )
             }
         }
         return result
@@ -59,7 +63,10 @@ public final class Image {
     /// (Wayland's ARGB8888), for a renderer that copies a frame's damage to a display buffer.
     public func withUnsafePixels<R>(_ body: (_ data: UnsafeRawPointer, _ stride: Int) throws -> R) rethrows -> R {
         cairo_surface_flush(surface)
-        return try body(UnsafeRawPointer(cairo_image_surface_get_data(surface)!), Int(cairo_image_surface_get_stride(surface)))
+        return try body(
+            UnsafeRawPointer(cairo_image_surface_get_data(surface)!),
+            Int(cairo_image_surface_get_stride(surface))
+        )
     }
 
     /// A copy of the pixels (a kept frame buffer changes with the next frame).
@@ -80,7 +87,10 @@ public final class Image {
         for p in pixels {
             let a = p >> 24
             func straight(_ c: UInt32) -> UInt8 { a == 0 ? 0 : UInt8(min(255, (c * 255 + a / 2) / a)) }
-            out[i] = straight(p & 0xFF); out[i + 1] = straight((p >> 8) & 0xFF); out[i + 2] = straight((p >> 16) & 0xFF); out[i + 3] = UInt8(a)
+            out[i] = straight(p & 0xFF)
+            out[i + 1] = straight((p >> 8) & 0xFF)
+            out[i + 2] = straight((p >> 16) & 0xFF)
+            out[i + 3] = UInt8(a)
             i += 4
         }
         return out
@@ -94,7 +104,9 @@ public final class Image {
         guard stat(path, &info) == 0 else { throw fail("cannot be read: \(String(cString: strerror(errno)))") }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw fail("is not a regular file") }
         guard info.st_size <= Scene.Limits.assetBytes else {
-            throw fail("is \(info.st_size) bytes, more than the limit of \(Scene.Limits.assetBytes) (\(Scene.Limits.assetBytes / 1024 / 1024) MiB)")
+            throw fail(
+                "is \(info.st_size) bytes, more than the limit of \(Scene.Limits.assetBytes) (\(Scene.Limits.assetBytes / 1024 / 1024) MiB)"
+            )
         }
         let bytes = try Asset.readFile(path, limit: Scene.Limits.assetBytes, fail)
         let asset = try Asset.png(bytes, fail)
@@ -120,13 +132,18 @@ public final class Image {
     public static func readPNG(_ path: String) -> Image? {
         let surface = cairo_image_surface_create_from_png(path)!
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
-              cairo_image_surface_get_format(surface) == CAIRO_FORMAT_ARGB32 || cairo_image_surface_get_format(surface) == CAIRO_FORMAT_RGB24 else {
+            cairo_image_surface_get_format(surface) == CAIRO_FORMAT_ARGB32
+                || cairo_image_surface_get_format(surface) == CAIRO_FORMAT_RGB24
+        else {
             cairo_surface_destroy(surface)
             return nil
         }
         if cairo_image_surface_get_format(surface) == CAIRO_FORMAT_RGB24 {
             // Opaque PNGs load as RGB24 (alpha byte undefined): copy onto ARGB32.
-            let image = Image(width: Int(cairo_image_surface_get_width(surface)), height: Int(cairo_image_surface_get_height(surface)))
+            let image = Image(
+                width: Int(cairo_image_surface_get_width(surface)),
+                height: Int(cairo_image_surface_get_height(surface))
+            )
             let cr = cairo_create(image.surface)!
             cairo_set_source_surface(cr, surface, 0, 0)
             cairo_paint(cr)

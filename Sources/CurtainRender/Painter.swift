@@ -62,7 +62,10 @@ struct Painter {
         guard p.isVisible else { return }
         cairo_save(cr)
         defer { cairo_restore(cr) }
-        if Self.needsEffects(layer, p) { drawWithEffects(layer, p); return }
+        if Self.needsEffects(layer, p) {
+            drawWithEffects(layer, p)
+            return
+        }
         applyGeometry(p)
         drawBody(layer, p)
     }
@@ -70,13 +73,19 @@ struct Painter {
     /// The layer in its own coordinates (the current matrix): contents or the retained screen,
     /// sublayers, mask and opacity; a destination's rule.
     func drawBody(_ layer: SceneLayer, _ p: LayerPresentation) {
-        if layer.role == .destination { drawDestination(layer, p); return }
+        if layer.role == .destination {
+            drawDestination(layer, p)
+            return
+        }
 
         let retained = layer.retained ? previousScreen : nil
         let maskRef = layer.mask.flatMap { ref in index.byID[ref.layer].map { (ref, $0) } }
             .flatMap { LayerPresentation($0.1, values: values).hidden ? nil : $0.0 }
-        let visibleSublayers = retained == nil
-            && layer.sublayers.contains { !index.maskIDs.contains($0.id) && LayerPresentation($0, values: values).isVisible }
+        let visibleSublayers =
+            retained == nil
+            && layer.sublayers.contains {
+                !index.maskIDs.contains($0.id) && LayerPresentation($0, values: values).isVisible
+            }
         // Opacity alone over contents alone needs no group: the contents paint with alpha.
         if maskRef == nil, !visibleSublayers, retained == nil {
             paintContents(layer, p, alpha: p.opacity)
@@ -87,7 +96,7 @@ struct Painter {
             guard clip(to: extents.body(layer, p, values, matrix)) else { return }
         }
         let mask = maskRef.flatMap { maskPattern($0) }
-        if maskRef != nil, mask == nil { return }   // a mask showing nothing hides the layer
+        if maskRef != nil, mask == nil { return }  // a mask showing nothing hides the layer
         if grouped { cairo_push_group(cr) }
         if let retained {
             paintRetained(retained, p.bounds)
@@ -130,18 +139,24 @@ struct Painter {
         // The frame's clip, unless it covers the region drawn anyway: a clip with fractional
         // edges (a frame scaled 1.05) makes cairo composite everything through a clip mask.
         let frame = matrix.map(p.bounds)
-        var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
+        var x0 = 0.0
+        var y0 = 0.0
+        var x1 = 0.0
+        var y1 = 0.0
         cairo_clip_extents(cr, &x0, &y0, &x1, &y1)
         let drawn = matrix.map(Box(minX: x0, minY: y0, maxX: x1, maxY: y1))
         let m = matrix
         if !(p.cornerRadius == 0 && m.b == 0 && m.c == 0 && frame.minX <= drawn.minX && frame.minY <= drawn.minY
-             && frame.maxX >= drawn.maxX && frame.maxY >= drawn.maxY) {
+            && frame.maxX >= drawn.maxX && frame.maxY >= drawn.maxY)
+        {
             roundedRect(cr, p.bounds, p.cornerRadius)
             cairo_clip(cr)
         }
         var mask: OpaquePointer? = nil
-        if let ref = layer.mask, let maskLayer = index.byID[ref.layer], !LayerPresentation(maskLayer, values: values).hidden {
-            guard let pattern = maskPattern(ref) else { return }   // the mask shows nothing: nothing cleared
+        if let ref = layer.mask, let maskLayer = index.byID[ref.layer],
+            !LayerPresentation(maskLayer, values: values).hidden
+        {
+            guard let pattern = maskPattern(ref) else { return }  // the mask shows nothing: nothing cleared
             mask = pattern
         }
         // The visible region's alpha: the mask's (as a source, DEST_OUT clears by its alpha;
@@ -165,7 +180,11 @@ struct Painter {
             cairo_paint_with_alpha(cr, p.opacity)
         }
         cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
-        guard layer.sublayers.contains(where: { !index.maskIDs.contains($0.id) && LayerPresentation($0, values: values).isVisible }) else { return }
+        guard
+            layer.sublayers.contains(where: {
+                !index.maskIDs.contains($0.id) && LayerPresentation($0, values: values).isVisible
+            })
+        else { return }
         cairo_push_group(cr)
         for sub in layer.sublayers { draw(sub) }
         cairo_pop_group_to_source(cr)
@@ -178,7 +197,9 @@ struct Painter {
         cairo_push_group_with_content(cr, CAIRO_CONTENT_ALPHA)
         roundedRect(cr, p.bounds, p.cornerRadius)
         cairo_clip(cr)
-        if let ref = layer.mask, let maskLayer = index.byID[ref.layer], !LayerPresentation(maskLayer, values: values).hidden {
+        if let ref = layer.mask, let maskLayer = index.byID[ref.layer],
+            !LayerPresentation(maskLayer, values: values).hidden
+        {
             // A mask showing nothing leaves the region empty.
             if let mask = maskPattern(ref) {
                 cairo_set_source_rgba(cr, 0, 0, 0, p.opacity)
@@ -229,7 +250,13 @@ struct Painter {
     func paintContents(_ layer: SceneLayer, _ p: LayerPresentation, alpha: Double) {
         guard Contents.any(layer), alpha > 0 else { return }
         let m = matrix
-        let key = LayerCache.Key(matrix: m, bounds: p.bounds, backgroundColor: p.backgroundColor, cornerRadius: p.cornerRadius, textVariant: textVariant)
+        let key = LayerCache.Key(
+            matrix: m,
+            bounds: p.bounds,
+            backgroundColor: p.backgroundColor,
+            cornerRadius: p.cornerRadius,
+            textVariant: textVariant
+        )
         if let cache, let entry = cache.surface(for: layer.id, key: key, make: { makeCached(layer, p, m) }) {
             cairo_save(cr)
             cairo_identity_matrix(cr)
@@ -255,14 +282,19 @@ struct Painter {
         var opaque = false
         let device = m.map(p.bounds)
         if contents.fillsBoundsOpaquely(layer, p), local == Box(p.bounds), m.b == 0, m.c == 0,
-           let exact = device.exactPixels(), let onScreen = exact.intersection(screen) {
+            let exact = device.exactPixels(), let onScreen = exact.intersection(screen)
+        {
             rect = onScreen
             opaque = true
         } else {
             guard let r = m.map(local).pixels(padding: 2).intersection(screen) else { return nil }
             rect = r
         }
-        let surface = cairo_image_surface_create(opaque ? CAIRO_FORMAT_RGB24 : CAIRO_FORMAT_ARGB32, Int32(rect.width), Int32(rect.height))!
+        let surface = cairo_image_surface_create(
+            opaque ? CAIRO_FORMAT_RGB24 : CAIRO_FORMAT_ARGB32,
+            Int32(rect.width),
+            Int32(rect.height)
+        )!
         let c = cairo_create(surface)!
         var shifted = Affine(a: 1, b: 0, c: 0, d: 1, tx: -Double(rect.x), ty: -Double(rect.y)).concat(m).cairo
         cairo_set_matrix(c, &shifted)
@@ -281,7 +313,8 @@ struct Contents {
 
     static func any(_ layer: SceneLayer) -> Bool {
         layer.role != .destination
-            && (layer.backgroundColor != nil || layer.gradient != nil || layer.contents != nil || layer.path != nil || layer.text != nil)
+            && (layer.backgroundColor != nil || layer.gradient != nil || layer.contents != nil || layer.path != nil
+                || layer.text != nil)
     }
 
     /// Whether the background or gradient covers the bounds with opaque colour (square corners).
@@ -300,8 +333,12 @@ struct Contents {
             cairo_fill(cr)
         }
         if let g = layer.gradient {
-            let pattern = cairo_pattern_create_linear(b.x + g.startPoint.x * b.width, b.y + g.startPoint.y * b.height,
-                                                      b.x + g.endPoint.x * b.width, b.y + g.endPoint.y * b.height)!
+            let pattern = cairo_pattern_create_linear(
+                b.x + g.startPoint.x * b.width,
+                b.y + g.startPoint.y * b.height,
+                b.x + g.endPoint.x * b.width,
+                b.y + g.endPoint.y * b.height
+            )!
             for (c, location) in zip(g.colors, g.locations) {
                 cairo_pattern_add_color_stop_rgba(pattern, location, c.red, c.green, c.blue, c.alpha)
             }
@@ -342,13 +379,18 @@ struct Contents {
     /// Where an image sits in the bounds, as `contentsGravity` says (y grows downwards, so
     /// "top" is the bounds' minimum y, as in UIKit).
     static func placement(_ asset: Asset, _ gravity: SceneLayer.Gravity, _ b: SceneLayer.Rect) -> SceneLayer.Rect {
-        var w = asset.width, h = asset.height
+        var w = asset.width
+        var h = asset.height
         switch gravity {
-        case .resize: w = b.width; h = b.height
+        case .resize:
+            w = b.width
+            h = b.height
         case .resizeAspect, .resizeAspectFill:
-            let sx = b.width / asset.width, sy = b.height / asset.height
+            let sx = b.width / asset.width
+            let sy = b.height / asset.height
             let s = gravity == .resizeAspect ? min(sx, sy) : max(sx, sy)
-            w = asset.width * s; h = asset.height * s
+            w = asset.width * s
+            h = asset.height * s
         default: break
         }
         let name = gravity.rawValue.lowercased()
@@ -384,7 +426,12 @@ struct Contents {
     /// Text laid out by pango in the bounds' width, from their top, with fixed font options
     /// (grey antialiasing, no hinting) so that images are the same on every machine with the
     /// same fonts (fonts-dejavu-core pins DejaVu Sans).
-    static func layout(_ cr: OpaquePointer, _ text: SceneLayer.Text, _ b: SceneLayer.Rect, _ variant: Int) -> OpaquePointer {
+    static func layout(
+        _ cr: OpaquePointer,
+        _ text: SceneLayer.Text,
+        _ b: SceneLayer.Rect,
+        _ variant: Int
+    ) -> OpaquePointer {
         let layout = pango_cairo_create_layout(cr)!
         let options = cairo_font_options_create()!
         cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY)
@@ -399,7 +446,11 @@ struct Contents {
         pango_font_description_free(font)
         pango_layout_set_width(layout, Int32(max(min(b.width, 1e6), 1) * Double(PANGO_SCALE)))
         pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
-        pango_layout_set_alignment(layout, text.alignment == .center ? PANGO_ALIGN_CENTER : text.alignment == .right ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT)
+        pango_layout_set_alignment(
+            layout,
+            text.alignment == .center
+                ? PANGO_ALIGN_CENTER : text.alignment == .right ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT
+        )
         let string = text.string(variant: variant)
         pango_layout_set_text(layout, string, Int32(string.utf8.count))
         return layout
@@ -408,7 +459,10 @@ struct Contents {
 
 func roundedRect(_ cr: OpaquePointer, _ b: SceneLayer.Rect, _ radius: Double) {
     let r = min(radius, b.width / 2, b.height / 2)
-    guard r > 0 else { cairo_rectangle(cr, b.x, b.y, b.width, b.height); return }
+    guard r > 0 else {
+        cairo_rectangle(cr, b.x, b.y, b.width, b.height)
+        return
+    }
     cairo_new_sub_path(cr)
     cairo_arc(cr, b.x + b.width - r, b.y + r, r, -.pi / 2, 0)
     cairo_arc(cr, b.x + b.width - r, b.y + b.height - r, r, 0, .pi / 2)

@@ -1,8 +1,9 @@
+import CCairo
+import CurtainCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CCairo
-import CurtainCore
 
 /// Rasterises a scene with a frame's values into an ARGB image, with cairo (shapes, gradients,
 /// PNG), librsvg (SVG) and pango (text). Load once (the document is validated and every asset
@@ -44,10 +45,14 @@ public final class SceneRenderer {
         func fail(_ m: String) -> RenderError { RenderError("\(path): \(m)") }
         var info = stat()
         guard stat(path, &info) == 0 else { throw fail("cannot be read: \(String(cString: strerror(errno)))") }
-        guard info.st_size <= Limits.sceneBytes else { throw fail("is \(info.st_size) bytes, more than the limit of \(Limits.sceneBytes)") }
+        guard info.st_size <= Limits.sceneBytes else {
+            throw fail("is \(info.st_size) bytes, more than the limit of \(Limits.sceneBytes)")
+        }
         document = try Asset.readFile(path, limit: Limits.sceneBytes, fail)
         let scene: Scene
-        do { scene = try Scene(json: document) } catch { throw RenderError("\(path):\(error.path.first?.isNumber == true ? "" : " ")\(error)") }
+        do { scene = try Scene(json: document) } catch {
+            throw RenderError("\(path):\(error.path.first?.isNumber == true ? "" : " ")\(error)")
+        }
         for asset in scene.assetPaths {
             do { assets[asset] = try Asset.load(asset, in: directory) } catch { throw fail(error.message) }
         }
@@ -62,7 +67,10 @@ public final class SceneRenderer {
         if let resolved, resolved.width == width, resolved.height == height { return (resolved.scene, resolved.index) }
         let scene: Scene
         do {
-            scene = try Scene(json: document, parameters: ["screen.width": Double(width), "screen.height": Double(height)])
+            scene = try Scene(
+                json: document,
+                parameters: ["screen.width": Double(width), "screen.height": Double(height)]
+            )
         } catch { throw RenderError("\(path): \(error)") }
         let index = SceneIndex(scene)
         resolved = (width, height, scene, index)
@@ -72,7 +80,9 @@ public final class SceneRenderer {
 
     static func checkSize(_ width: Int, _ height: Int) throws(RenderError) {
         guard (1...Limits.outputDimension).contains(width), (1...Limits.outputDimension).contains(height) else {
-            throw RenderError("the output size \(width)×\(height) is outside 1…\(Limits.outputDimension) in each dimension")
+            throw RenderError(
+                "the output size \(width)×\(height) is outside 1…\(Limits.outputDimension) in each dimension"
+            )
         }
     }
 
@@ -88,9 +98,15 @@ public final class SceneRenderer {
     /// or an image scaled to fill the frame (`resizeAspectFill`). `previousScreen` is what was
     /// on screen before the transition (Plymouth's retain; seed 003): layers marked `retained`
     /// show it in place of their own content.
-    public func render(values: [String: Value], width: Int, height: Int, textVariant: Int = 0,
-                       destination: Color? = nil, destinationImage: Image? = nil,
-                       previousScreen: Image? = nil) throws(RenderError) -> Image {
+    public func render(
+        values: [String: Value],
+        width: Int,
+        height: Int,
+        textVariant: Int = 0,
+        destination: Color? = nil,
+        destinationImage: Image? = nil,
+        previousScreen: Image? = nil
+    ) throws(RenderError) -> Image {
         let image = try makeFrame(width: width, height: height)
         try render(values: values, into: image, previous: nil, textVariant: textVariant, previousScreen: previousScreen)
         guard destination != nil || destinationImage != nil else { return image }
@@ -103,9 +119,16 @@ public final class SceneRenderer {
         }
         if let destinationImage {
             // Fills the frame keeping its aspect (centred, cropped), like a screenshot on another screen.
-            let s = max(Double(width) / Double(destinationImage.width), Double(height) / Double(destinationImage.height))
+            let s = max(
+                Double(width) / Double(destinationImage.width),
+                Double(height) / Double(destinationImage.height)
+            )
             cairo_save(out)
-            cairo_translate(out, (Double(width) - Double(destinationImage.width) * s) / 2, (Double(height) - Double(destinationImage.height) * s) / 2)
+            cairo_translate(
+                out,
+                (Double(width) - Double(destinationImage.width) * s) / 2,
+                (Double(height) - Double(destinationImage.height) * s) / 2
+            )
             cairo_scale(out, s, s)
             cairo_set_source_surface(out, destinationImage.surface, 0, 0)
             cairo_pattern_set_filter(cairo_get_source(out), CAIRO_FILTER_GOOD)
@@ -125,13 +148,23 @@ public final class SceneRenderer {
     /// Layers drawn with effects (3-D, blur) are never cached and, when they change, repaint
     /// the whole frame. Returns the repainted rectangle, or nil when nothing changed.
     @discardableResult
-    public func render(values: [String: Value], into image: Image, previous: [String: Value]?,
-                       textVariant: Int = 0, previousScreen: Image? = nil) throws(RenderError) -> PixelRect? {
+    public func render(
+        values: [String: Value],
+        into image: Image,
+        previous: [String: Value]?,
+        textVariant: Int = 0,
+        previousScreen: Image? = nil
+    ) throws(RenderError) -> PixelRect? {
         try Self.checkSize(image.width, image.height)
         let (scene, index) = try resolve(width: image.width, height: image.height)
         let screen = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
-        let extents = Extents(index: index, assets: assets, cache: cache, textVariant: textVariant,
-                              retainsScreen: previousScreen != nil)
+        let extents = Extents(
+            index: index,
+            assets: assets,
+            cache: cache,
+            textVariant: textVariant,
+            retainsScreen: previousScreen != nil
+        )
         let sameScreen = previousScreen === lastPreviousScreen
         lastPreviousScreen = previousScreen
         let damage: PixelRect?
@@ -148,11 +181,19 @@ public final class SceneRenderer {
         // Occlusion: the topmost layer whose cached pixels are opaque over the whole region
         // hides everything below it (and copies over the old pixels: no clear needed).
         var cover: Int? = nil
-        for (i, layer) in scene.layers.enumerated().reversed() where layer.role == .overlay && !index.maskIDs.contains(layer.id) {
+        for (i, layer) in scene.layers.enumerated().reversed()
+        where layer.role == .overlay && !index.maskIDs.contains(layer.id) {
             let p = LayerPresentation(layer, values: values)
             guard p.isVisible, p.opacity >= 1, layer.mask == nil, !Painter.needsEffects(layer, p),
-                  !(layer.retained && previousScreen != nil) else { continue }
-            let key = LayerCache.Key(matrix: .geometry(p), bounds: p.bounds, backgroundColor: p.backgroundColor, cornerRadius: p.cornerRadius, textVariant: textVariant)
+                !(layer.retained && previousScreen != nil)
+            else { continue }
+            let key = LayerCache.Key(
+                matrix: .geometry(p),
+                bounds: p.bounds,
+                backgroundColor: p.backgroundColor,
+                cornerRadius: p.cornerRadius,
+                textVariant: textVariant
+            )
             if let entry = cache.opaqueEntry(for: layer.id, key: key), entry.rect.intersection(damage) == damage {
                 cover = i
                 break
@@ -163,8 +204,17 @@ public final class SceneRenderer {
             cairo_paint(cr)
             cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
         }
-        let painter = Painter(index: index, assets: assets, values: values, textVariant: textVariant, cr: cr,
-                              cache: cache, extents: extents, screen: screen, previousScreen: previousScreen)
+        let painter = Painter(
+            index: index,
+            assets: assets,
+            values: values,
+            textVariant: textVariant,
+            cr: cr,
+            cache: cache,
+            extents: extents,
+            screen: screen,
+            previousScreen: previousScreen
+        )
         for layer in scene.layers[(cover ?? 0)...] { painter.draw(layer) }
         return damage
     }
@@ -173,19 +223,32 @@ public final class SceneRenderer {
 /// A rectangle of whole pixels.
 public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
     public var x: Int, y: Int, width: Int, height: Int
-    public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
     public var isEmpty: Bool { width <= 0 || height <= 0 }
     public var area: Int { isEmpty ? 0 : width * height }
     public func union(_ o: PixelRect) -> PixelRect {
         if isEmpty { return o }
         if o.isEmpty { return self }
-        let x0 = min(x, o.x), y0 = min(y, o.y)
-        return PixelRect(x: x0, y: y0, width: max(x + width, o.x + o.width) - x0, height: max(y + height, o.y + o.height) - y0)
+        let x0 = min(x, o.x)
+        let y0 = min(y, o.y)
+        return PixelRect(
+            x: x0,
+            y: y0,
+            width: max(x + width, o.x + o.width) - x0,
+            height: max(y + height, o.y + o.height) - y0
+        )
     }
     public func intersection(_ o: PixelRect) -> PixelRect? {
-        let x0 = max(x, o.x), y0 = max(y, o.y), x1 = min(x + width, o.x + o.width), y1 = min(y + height, o.y + o.height)
+        let x0 = max(x, o.x)
+        let y0 = max(y, o.y)
+        let x1 = min(x + width, o.x + o.width)
+        let y1 = min(y + height, o.y + o.height)
         return x1 > x0 && y1 > y0 ? PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
     }
     public var description: String { "\(width)×\(height)+\(x)+\(y)" }
 }
-

@@ -1,9 +1,10 @@
+import Foundation
+import Synchronization
+import UnixSockets
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import UnixSockets
-import Synchronization
 
 /// A real systemd (the host's /lib/systemd/systemd) booted as PID 1 of its own namespaces on an
 /// overlay of / with a tmpfs upper layer, by tools/contained-systemd: nothing it does reaches
@@ -64,8 +65,12 @@ public final class ContainedSystemd: Sendable {
     /// notify socket handed to it, as it does for a container manager) and reports
     /// "running" or "degraded". `copying` trees are copied into the container's / (a
     /// `make install DESTDIR=` stage, say), `masking` masks more units, `arguments` go to systemd.
-    public static func boot(copying: [String] = [], masking: [String] = [], arguments: [String] = [],
-                            within seconds: Double = bootTimeout) async throws -> ContainedSystemd {
+    public static func boot(
+        copying: [String] = [],
+        masking: [String] = [],
+        arguments: [String] = [],
+        within seconds: Double = bootTimeout
+    ) async throws -> ContainedSystemd {
         guard TestEnvironment.isRoot else { throw Failure.notRoot }
         let notify = try AbstractDatagramSocket(name: "curtain-test-systemd-\(getpid())-\(UUID().uuidString.prefix(8))")
         var scriptArguments: [String] = []
@@ -76,18 +81,26 @@ public final class ContainedSystemd: Sendable {
         let process = try await TestProcess(script, scriptArguments, environment: ["NOTIFY_SOCKET": "@" + notify.name])
         let marker = "contained-systemd: pid1 "
         guard await process.waitFor(marker, within: seconds),
-              let line = process.output.split(separator: "\n").first(where: { $0.hasPrefix(marker) }),
-              let pid = pid_t(line.dropFirst(marker.count)) else {
+            let line = process.output.split(separator: "\n").first(where: { $0.hasPrefix(marker) }),
+            let pid = pid_t(line.dropFirst(marker.count))
+        else {
             let finished = await process.finish(within: 5)
             throw Failure.didNotStart(finished.output)
         }
         let systemd = ContainedSystemd(pid1: pid, process: process)
         let ready = await notify.receive(within: seconds) { $0.split(separator: "\n").contains("READY=1") }
-        let state = (try? await systemd.systemctl("is-system-running", "--wait").stdout)?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
+        let state =
+            (try? await systemd.systemctl("is-system-running", "--wait").stdout)?.trimmingCharacters(
+                in: .whitespacesAndNewlines
+            ) ?? "unknown"
         guard ready, state == "running" || state == "degraded" else {
-            let journal = (try? await systemd.run(["journalctl", "-b", "--no-pager", "-o", "short-monotonic"]).stdout) ?? ""
+            let journal =
+                (try? await systemd.run(["journalctl", "-b", "--no-pager", "-o", "short-monotonic"]).stdout) ?? ""
             await systemd.shutdown()
-            throw Failure.notReady(state: ready ? state : "no READY=1 within \(seconds) s", output: process.output + journal)
+            throw Failure.notReady(
+                state: ready ? state : "no READY=1 within \(seconds) s",
+                output: process.output + journal
+            )
         }
         return systemd
     }
@@ -101,8 +114,12 @@ public final class ContainedSystemd: Sendable {
     /// Runs `command` inside the container (its mount and PID namespaces, a clean environment).
     public func run(_ command: [String], within seconds: Double = commandTimeout) async throws -> Result {
         let (status, stdout, stderr) = try await TestProcess.run(
-            "/usr/bin/nsenter", ["--target", "\(pid1)", "--mount", "--pid", "--"] + command,
-            environment: Self.commandEnvironment, inherit: false, within: seconds)
+            "/usr/bin/nsenter",
+            ["--target", "\(pid1)", "--mount", "--pid", "--"] + command,
+            environment: Self.commandEnvironment,
+            inherit: false,
+            within: seconds
+        )
         return Result(status: status, stdout: stdout, stderr: stderr)
     }
 
@@ -129,8 +146,11 @@ public final class ContainedSystemd: Sendable {
     /// Writes `text` to `path` inside the container (its overlay: the host never sees it).
     public func write(_ text: String, to path: String, mode: String = "0644") async throws -> Result {
         // The text travels as an argument, never through a shell's parsing.
-        try await run(["/bin/sh", "-c", "umask 022 && mkdir -p \"$(dirname \"$1\")\" && printf '%s' \"$2\" > \"$1\" && chmod \"$3\" \"$1\"",
-                       "sh", path, text, mode])
+        try await run([
+            "/bin/sh", "-c",
+            "umask 022 && mkdir -p \"$(dirname \"$1\")\" && printf '%s' \"$2\" > \"$1\" && chmod \"$3\" \"$1\"",
+            "sh", path, text, mode,
+        ])
     }
 
     /// Follows the container's journal from the host (`journalctl --root=/proc/PID/root -f`,
@@ -139,12 +159,22 @@ public final class ContainedSystemd: Sendable {
     /// is a host process (an `nsenter`) would, once it ended unreaped, hold up the power-off.
     public func followJournal(_ arguments: String...) async throws -> TestProcess {
         let root = "/proc/\(pid1)/root"
-        let cursor = try await TestProcess.run("/usr/bin/journalctl", ["--root", root, "-n", "0", "--show-cursor", "--no-pager"],
-                                               environment: Self.commandEnvironment, inherit: false)
-        let value = cursor.stdout.split(separator: "\n").compactMap { $0.hasPrefix("-- cursor: ") ? $0.dropFirst(11) : nil }.last.map(String.init)
+        let cursor = try await TestProcess.run(
+            "/usr/bin/journalctl",
+            ["--root", root, "-n", "0", "--show-cursor", "--no-pager"],
+            environment: Self.commandEnvironment,
+            inherit: false
+        )
+        let value = cursor.stdout.split(separator: "\n").compactMap {
+            $0.hasPrefix("-- cursor: ") ? $0.dropFirst(11) : nil
+        }.last.map(String.init)
         let from = value.map { ["--after-cursor", $0] } ?? ["-n", "0"]
-        return try await TestProcess("/usr/bin/journalctl", ["--root", root, "--no-pager", "-f"] + from + arguments,
-                                     environment: Self.commandEnvironment, inherit: false)
+        return try await TestProcess(
+            "/usr/bin/journalctl",
+            ["--root", root, "--no-pager", "-f"] + from + arguments,
+            environment: Self.commandEnvironment,
+            inherit: false
+        )
     }
 
     /// Everything the script and systemd printed on the console so far.
@@ -159,7 +189,7 @@ public final class ContainedSystemd: Sendable {
         _ = try? await systemctl("poweroff", "--no-block", within: seconds)
         let pid1 = self.pid1
         let deadline = Task {
-            try? await Task.sleep(for: .seconds(seconds))   // ok-sleep: an upper bound, not synchronisation
+            try? await Task.sleep(for: .seconds(seconds))  // ok-sleep: an upper bound, not synchronisation
             if !Task.isCancelled { kill(pid1, SIGKILL) }
         }
         // The script ends after PID 1 (it removes the container's cgroup last).
@@ -181,13 +211,19 @@ extension ContainedSystemd {
     /// curtaind.socket started — and runs `body` with it as `ContainedSystemd.current`. The
     /// container is powered off and the stage removed whatever happens. Meant for a suite
     /// trait's scope, so that a suite boots once (see Tests/SystemdIntegrationTests).
-    public static func withInstallation(files: [String: String] = [:], startSocket: Bool = true,
-                                        _ body: () async throws -> Void) async throws {
+    public static func withInstallation(
+        files: [String: String] = [:],
+        startSocket: Bool = true,
+        _ body: () async throws -> Void
+    ) async throws {
         let stage = try await InstallStage.make()
         defer { InstallStage.remove(stage) }
         let systemd = try await boot(copying: [stage.path])
         do {
-            var steps: [[String]] = [["systemd-sysusers"], ["systemd-tmpfiles", "--create", "curtain.conf"], ["journalctl", "--update-catalog"]]
+            var steps: [[String]] = [
+                ["systemd-sysusers"], ["systemd-tmpfiles", "--create", "curtain.conf"],
+                ["journalctl", "--update-catalog"],
+            ]
             for (path, text) in files.sorted(by: { $0.key < $1.key }) {
                 try await systemd.write(text, to: path).check("write \(path)")
             }
@@ -239,7 +275,9 @@ final class AbstractDatagramSocket: Sendable {
             let deadline = ContinuousClock.now + .seconds(seconds)
             while true {
                 let left = deadline - ContinuousClock.now
-                let milliseconds = Int32(max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+                let milliseconds = Int32(
+                    max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+                )
                 var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 guard milliseconds > 0, poll(&poller, 1, milliseconds) > 0 else { return false }
                 var buffer = [UInt8](repeating: 0, count: 4096)

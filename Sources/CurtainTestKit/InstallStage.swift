@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// `make install DESTDIR=STAGE PREFIX=/usr CONFIG=debug` with the products the tests already
 /// run from: the Makefile stays the one description of the installed layout (units rewritten
@@ -11,7 +12,10 @@ import Foundation
 /// built products and builds nothing; man pages are not generated (a no-op generate-manual).
 public enum InstallStage {
     /// The executables `make install` copies (BINARIES and the curtainctl helpers).
-    public static let products = ["curtaind", "curtainctl", "curtain-demo-app", "curtain-web", "curtainctl-config", "curtainctl-render", "curtain-overlay"]
+    public static let products = [
+        "curtaind", "curtainctl", "curtain-demo-app", "curtain-web", "curtainctl-config", "curtainctl-render",
+        "curtain-overlay",
+    ]
 
     public enum Failure: Error, CustomStringConvertible {
         case missingProduct(String)
@@ -28,7 +32,8 @@ public enum InstallStage {
     /// it, holds the stand-ins; remove both with `remove(_:)`).
     public static func make() async throws -> URL {
         let base = TestEnvironment.temporaryDirectory("curtain-stage")
-        let bin = base.appendingPathComponent("bin"), stage = base.appendingPathComponent("root")
+        let bin = base.appendingPathComponent("bin")
+        let stage = base.appendingPathComponent("root")
         let files = FileManager.default
         try files.createDirectory(at: bin, withIntermediateDirectories: true)
         for product in products {
@@ -36,21 +41,34 @@ public enum InstallStage {
             guard TestEnvironment.isExecutable(path) else { throw Failure.missingProduct(path) }
             try files.createSymbolicLink(atPath: bin.appendingPathComponent(product).path, withDestinationPath: path)
         }
-        try executable(bin.appendingPathComponent("generate-manual"), "#!/bin/sh\n# Stand-in: the tests need no man pages.\nexit 0\n")
+        try executable(
+            bin.appendingPathComponent("generate-manual"),
+            "#!/bin/sh\n# Stand-in: the tests need no man pages.\nexit 0\n"
+        )
         let swift = base.appendingPathComponent("swift")
-        try executable(swift, """
+        try executable(
+            swift,
+            """
             #!/bin/sh
             # Stand-in for swift in make install: the products are built; name where they are.
             for argument; do [ "$argument" = --show-bin-path ] && echo '\(bin.path)'; done
             exit 0
 
-            """)
+            """
+        )
         let (status, stdout, stderr) = try await TestProcess.run(
-            "/usr/bin/make", ["-C", TestEnvironment.repository.path, "--no-print-directory", "install",
-                              "DESTDIR=\(stage.path)", "PREFIX=/usr", "CONFIG=debug", "SWIFT=\(swift.path)"],
+            "/usr/bin/make",
+            [
+                "-C", TestEnvironment.repository.path, "--no-print-directory", "install",
+                "DESTDIR=\(stage.path)", "PREFIX=/usr", "CONFIG=debug", "SWIFT=\(swift.path)",
+            ],
             // Not the test's own environment: a parent make's MAKEFLAGS (its jobserver) must not leak in.
-            environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": NSHomeDirectory()],
-            inherit: false, within: 120)
+            environment: [
+                "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": NSHomeDirectory(),
+            ],
+            inherit: false,
+            within: 120
+        )
         guard status == 0 else {
             remove(stage)
             throw Failure.makeFailed(status, stdout + stderr)

@@ -36,7 +36,10 @@ public final class ManualClock: Clock, Sendable {
     public var minimumResolution: Duration { .zero }
 
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        let id = state.withLock { state in defer { state.nextID += 1 }; return state.nextID }
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (resumeNow, watchers): (Bool, [CheckedContinuation<Void, Never>]) = state.withLock { state in
@@ -46,7 +49,11 @@ public final class ManualClock: Clock, Sendable {
                 }
                 watchers.forEach { $0.resume() }
                 if resumeNow {
-                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                    if Task.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                    } else {
+                        continuation.resume()
+                    }
                 }
             }
         } onCancel: {

@@ -1,8 +1,9 @@
+import Foundation
+import UnixSockets
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import UnixSockets
 
 /// A datagram socket standing in for the service manager's NOTIFY_SOCKET.
 public final class NotifyListener: Sendable {
@@ -56,7 +57,8 @@ public func connectUnixSocket(_ path: String, nonBlocking: Bool = false) -> Resu
         if case .tooLong = error { return .failure(ConnectFailure(errno: ENAMETOOLONG)) }
         return .failure(ConnectFailure(errno: EINVAL))
     }
-    let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+    let flags =
+        Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
     let fd = socket(AF_UNIX, flags, 0)
     guard fd >= 0 else { return .failure(ConnectFailure(errno: errno)) }
     if address.connect(fd) != 0 && !(nonBlocking && errno == EINPROGRESS) {

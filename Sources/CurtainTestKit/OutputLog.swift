@@ -41,15 +41,21 @@ final class OutputLog: Sendable {
     func wait(for marker: String, within seconds: Double) async -> Bool {
         await withCheckedContinuation { continuation in
             let id: Int? = state.withLock { state in
-                if state.text.contains(marker) { continuation.resume(returning: true); return nil }
-                if state.closed { continuation.resume(returning: false); return nil }
+                if state.text.contains(marker) {
+                    continuation.resume(returning: true)
+                    return nil
+                }
+                if state.closed {
+                    continuation.resume(returning: false)
+                    return nil
+                }
                 defer { state.nextID += 1 }
                 state.waiters[state.nextID] = Waiter(marker: marker, continuation: continuation)
                 return state.nextID
             }
             guard let id else { return }
             Task {
-                try? await Task.sleep(for: .seconds(seconds))   // ok-sleep: the waiter's deadline
+                try? await Task.sleep(for: .seconds(seconds))  // ok-sleep: the waiter's deadline
                 state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: false)
             }
         }

@@ -1,13 +1,15 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// Where things are when tests run: the repository, the built executables, the tools that
 /// `make setup` installs.
 public enum TestEnvironment {
     /// The repository's root (this file is Sources/CurtainTestKit/Products.swift).
-    public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     /// In CI a missing tool is a failure, never a skip.
     public static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
@@ -28,7 +30,9 @@ public enum TestEnvironment {
 
     /// A new private directory under the temporary directory.
     public static func temporaryDirectory(_ prefix: String) -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(getpid())-\(UUID().uuidString.prefix(8))")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "\(prefix)-\(getpid())-\(UUID().uuidString.prefix(8))"
+        )
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Subprocess
 import Synchronization
 import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A child process under test, started with swift-subprocess: its standard output and error
 /// are collected together as they arrive, a test can wait (bounded) for a line to appear, send
@@ -25,15 +26,25 @@ public final class TestProcess: Sendable {
 
     /// Starts `executable` (an absolute path). `environment` is added to this process's own
     /// unless `inherit` is false.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], inherit: Bool = true) async throws {
+    public init(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        inherit: Bool = true
+    ) async throws {
         let log = OutputLog()
         let ended = Flag()
         let (started, announce) = AsyncStream.makeStream(of: Result<pid_t, any Error>.self)
         let exit = Task<Int32, Never> {
             do {
-                let result = try await Subprocess.run(.path(FilePath(executable)), arguments: Arguments(arguments),
-                                           environment: Self.makeEnvironment(environment, inherit: inherit),
-                                           input: .none, output: .sequence, error: .combinedWithOutput) { execution in
+                let result = try await Subprocess.run(
+                    .path(FilePath(executable)),
+                    arguments: Arguments(arguments),
+                    environment: Self.makeEnvironment(environment, inherit: inherit),
+                    input: .none,
+                    output: .sequence,
+                    error: .combinedWithOutput
+                ) { execution in
                     announce.yield(.success(execution.processIdentifier.value))
                     announce.finish()
                     for try await buffer in execution.standardOutput {
@@ -76,7 +87,7 @@ public final class TestProcess: Sendable {
     public func finish(within seconds: Double) async -> Finished {
         let pid = self.pid
         let deadline = Task {
-            try? await Task.sleep(for: .seconds(seconds))   // ok-sleep: an upper bound, not synchronisation
+            try? await Task.sleep(for: .seconds(seconds))  // ok-sleep: an upper bound, not synchronisation
             if !Task.isCancelled { kill(pid, SIGKILL) }
         }
         let status = await exit.value
@@ -91,16 +102,26 @@ public final class TestProcess: Sendable {
     }
 
     /// Runs a process to completion with its two streams apart, for command-line tests.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                           inherit: Bool = true, within seconds: Double = 60) async throws -> (status: Int32, stdout: String, stderr: String) {
+    public static func run(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        inherit: Bool = true,
+        within seconds: Double = 60
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
         let limit = 16 << 20
         let work = Task {
-            try await Subprocess.run(.path(FilePath(executable)), arguments: Arguments(arguments),
-                                     environment: Self.makeEnvironment(environment, inherit: inherit),
-                                     input: .none, output: .string(limit: limit), error: .string(limit: limit))
+            try await Subprocess.run(
+                .path(FilePath(executable)),
+                arguments: Arguments(arguments),
+                environment: Self.makeEnvironment(environment, inherit: inherit),
+                input: .none,
+                output: .string(limit: limit),
+                error: .string(limit: limit)
+            )
         }
         let deadline = Task {
-            try? await Task.sleep(for: .seconds(seconds))   // ok-sleep: an upper bound, not synchronisation
+            try? await Task.sleep(for: .seconds(seconds))  // ok-sleep: an upper bound, not synchronisation
             if !Task.isCancelled { work.cancel() }
         }
         defer { deadline.cancel() }

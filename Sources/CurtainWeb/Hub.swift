@@ -47,7 +47,8 @@ final class StreamClient: @unchecked Sendable {
     /// On the event loop: queue, then write what the socket takes.
     func offer(_ message: Message) {
         guard !dropped else { return }
-        let result = message.frameOf.map { queue.offer(frame: message.bytes, launch: $0) } ?? queue.offer(event: message.bytes)
+        let result =
+            message.frameOf.map { queue.offer(frame: message.bytes, launch: $0) } ?? queue.offer(event: message.bytes)
         if result == .overflow {
             // A stalled browser: dropped, not buffered without end. It reconnects when it wakes.
             dropped = true
@@ -114,7 +115,10 @@ public final class Hub: Sendable {
     }
 
     private func broadcast(_ message: Message, _ update: (inout State) -> Void = { _ in }) {
-        let clients = state.withLockedValue { s in update(&s); return Array(s.clients.values) }
+        let clients = state.withLockedValue { s in
+            update(&s)
+            return Array(s.clients.values)
+        }
         for c in clients { c.channel.eventLoop.execute { c.offer(message) } }
     }
 
@@ -127,7 +131,9 @@ public final class Hub: Sendable {
         broadcast(Message("launch", info)) { s in
             s.launches.removeAll { $0.id == id }
             s.launches.append((id, info, nil))
-            if s.launches.count > limits.recentLaunches { s.launches.removeFirst(s.launches.count - limits.recentLaunches) }
+            if s.launches.count > limits.recentLaunches {
+                s.launches.removeFirst(s.launches.count - limits.recentLaunches)
+            }
         }
     }
 

@@ -1,15 +1,21 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainCore
 import CurtainctlSupport
 import JSON
 import NIOConcurrencyHelpers
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The scene files the page may load, by a small number in their URL (`/scenes/N/`): each
 /// launch's (GetScene), or the fallback. Bounded (`WebLimits.scenes`, the oldest forgotten).
 public final class SceneRegistry: Sendable {
-    struct Entry { var id: Int; var path: String; var sha256: String?; var document: SceneDocument }
+    struct Entry {
+        var id: Int
+        var path: String
+        var sha256: String?
+        var document: SceneDocument
+    }
     let entries = NIOLockedValueBox<(next: Int, list: [Entry])>((0, []))
     let limit: Int
 
@@ -17,7 +23,11 @@ public final class SceneRegistry: Sendable {
 
     /// The number of the scene at `path` (loaded again when its hash changed).
     public func register(path: String, sha256: String? = nil) throws(WebError) -> Int {
-        if let id = entries.withLockedValue({ e in e.list.first { $0.path == path && ($0.sha256 == sha256 || sha256 == nil) }?.id }) { return id }
+        if let id = entries.withLockedValue({ e in
+            e.list.first { $0.path == path && ($0.sha256 == sha256 || sha256 == nil) }?.id
+        }) {
+            return id
+        }
         let document = try SceneDocument(path: path)
         return entries.withLockedValue { e in
             e.list.removeAll { $0.path == path }
@@ -29,7 +39,9 @@ public final class SceneRegistry: Sendable {
         }
     }
 
-    public func document(_ id: Int) -> SceneDocument? { entries.withLockedValue { $0.list.first { $0.id == id }?.document } }
+    public func document(_ id: Int) -> SceneDocument? {
+        entries.withLockedValue { $0.list.first { $0.id == id }?.document }
+    }
 }
 
 /// Follows curtaind: Watch with frames, relayed to the hub; for each new launch its details
@@ -58,15 +70,23 @@ public final class Relay: Sendable {
         let thread = ThreadBox(self)
         var tid = pthread_t()
         let box = Unmanaged.passRetained(thread).toOpaque()
-        pthread_create(&tid, nil, { arg in
-            let t = Unmanaged<ThreadBox>.fromOpaque(arg!).takeRetainedValue()
-            t.relay.run()
-            return nil
-        }, box)
+        pthread_create(
+            &tid,
+            nil,
+            { arg in
+                let t = Unmanaged<ThreadBox>.fromOpaque(arg!).takeRetainedValue()
+                t.relay.run()
+                return nil
+            },
+            box
+        )
         pthread_detach(tid)
     }
 
-    final class ThreadBox { let relay: Relay; init(_ r: Relay) { relay = r } }
+    final class ThreadBox {
+        let relay: Relay
+        init(_ r: Relay) { relay = r }
+    }
 
     func run() {
         var delay = Self.firstRetryDelay
@@ -79,7 +99,8 @@ public final class Relay: Sendable {
                 hub.daemon(connected: true, reason: "watching \(client.path)")
                 lastReason = ""
                 var known = Set<Int64>()
-                try client.stream("io.curtain.Launcher.Watch", ["frames": true, "fps": .float(fps)]) { reply throws(DaemonClient.ClientError) in
+                try client.stream("io.curtain.Launcher.Watch", ["frames": true, "fps": .float(fps)]) {
+                    reply throws(DaemonClient.ClientError) in
                     guard let event = reply["event"], case .int(let id)? = event["launch"] else { return true }
                     if known.insert(id).inserted {
                         if known.count > 1024 { known = [id] }
@@ -90,7 +111,10 @@ public final class Relay: Sendable {
                 }
             } catch {
                 let reason = "\(error)"
-                if reason != lastReason { hub.daemon(connected: false, reason: reason); lastReason = reason }
+                if reason != lastReason {
+                    hub.daemon(connected: false, reason: reason)
+                    lastReason = reason
+                }
             }
             var pause = timespec(tv_sec: Int(delay), tv_nsec: Int((delay - Double(Int(delay))) * 1e9))
             nanosleep(&pause, nil)
@@ -106,8 +130,12 @@ public final class Relay: Sendable {
         // A second connection: the first one is busy streaming.
         if var client = try? DaemonClient.connect(explicit: socket) {
             defer { client.close() }
-            if let launch = try? client.call("io.curtain.Launcher.Get", ["id": .int(id)])["launch"], case .object(let o) = launch {
-                for key in ["destination", "state", "route", "text_variant", "reason"] { if let v = o[key] { info[key] = v } }
+            if let launch = try? client.call("io.curtain.Launcher.Get", ["id": .int(id)])["launch"],
+                case .object(let o) = launch
+            {
+                for key in ["destination", "state", "route", "text_variant", "reason"] {
+                    if let v = o[key] { info[key] = v }
+                }
             }
             do {
                 let reply = try client.call("io.curtain.Launcher.GetScene", ["launch": .int(id)])

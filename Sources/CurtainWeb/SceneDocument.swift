@@ -1,8 +1,9 @@
+import CurtainCore
+import JSON
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CurtainCore
-import JSON
 
 /// A scene file the page may draw: parsed and validated by CurtainCore (the one parser every
 /// renderer shares), resolved for a screen size into plain numbers, and the only files under
@@ -42,7 +43,9 @@ public struct SceneDocument: Sendable {
 
     /// The scene for a `width` × `height` screen.
     public func scene(width: Int, height: Int) throws(WebError) -> Scene {
-        do { return try Scene(json: bytes, parameters: ["screen.width": Double(width), "screen.height": Double(height)]) } catch {
+        do {
+            return try Scene(json: bytes, parameters: ["screen.width": Double(width), "screen.height": Double(height)])
+        } catch {
             throw WebError("\(path): \(error)")
         }
     }
@@ -51,19 +54,33 @@ public struct SceneDocument: Sendable {
     public static func spriteLayers(_ scene: Scene, _ kind: SpriteKind) -> [SceneLayer] {
         var result: [SceneLayer] = []
         func has(_ l: SceneLayer) -> Bool { kind == .text ? l.text != nil : l.contents != nil }
-        func walk(_ layers: [SceneLayer]) { for l in layers { if has(l) { result.append(l) }; walk(l.sublayers) } }
+        func walk(_ layers: [SceneLayer]) {
+            for l in layers {
+                if has(l) { result.append(l) }
+                walk(l.sublayers)
+            }
+        }
         walk(scene.layers)
         return result
     }
 
-    static func color(_ c: Color) -> JSONValue { .array([.float(c.red), .float(c.green), .float(c.blue), .float(c.alpha)]) }
+    static func color(_ c: Color) -> JSONValue {
+        .array([.float(c.red), .float(c.green), .float(c.blue), .float(c.alpha)])
+    }
     static func point(_ p: SceneLayer.Point) -> JSONValue { .array([.float(p.x), .float(p.y)]) }
 
     static func layer(_ l: SceneLayer, _ assetBase: String, _ spriteBase: String, _ counts: inout Counts) -> JSONValue {
         // Depth first, the layer before its sublayers: spriteLayers' order.
-        var sprite: String? = nil, imageSprite: String? = nil
-        if l.text != nil { sprite = spriteBase + "text/" + String(counts.text); counts.text += 1 }
-        if l.contents != nil { imageSprite = spriteBase + "image/" + String(counts.image); counts.image += 1 }
+        var sprite: String? = nil
+        var imageSprite: String? = nil
+        if l.text != nil {
+            sprite = spriteBase + "text/" + String(counts.text)
+            counts.text += 1
+        }
+        if l.contents != nil {
+            imageSprite = spriteBase + "image/" + String(counts.image)
+            counts.image += 1
+        }
         var o: [String: JSONValue] = [
             "id": .string(l.id), "key": .string(l.animatedBy ?? l.id), "role": .string(l.role.rawValue),
             "bounds": .array([.float(l.bounds.x), .float(l.bounds.y), .float(l.bounds.width), .float(l.bounds.height)]),
@@ -74,8 +91,10 @@ public struct SceneDocument: Sendable {
         o["sublayers"] = .array(l.sublayers.map { layer($0, assetBase, spriteBase, &counts) })
         if let c = l.backgroundColor { o["backgroundColor"] = color(c) }
         if let g = l.gradient {
-            o["gradient"] = .object(["colors": .array(g.colors.map(color)), "locations": .array(g.locations.map { .float($0) }),
-                                     "startPoint": point(g.startPoint), "endPoint": point(g.endPoint)])
+            o["gradient"] = .object([
+                "colors": .array(g.colors.map(color)), "locations": .array(g.locations.map { .float($0) }),
+                "startPoint": point(g.startPoint), "endPoint": point(g.endPoint),
+            ])
         }
         if let name = l.contents {
             o["contents"] = .string(assetBase + name)
@@ -83,20 +102,26 @@ public struct SceneDocument: Sendable {
             o["contentsSprite"] = .string(imageSprite ?? "")
         }
         if let path = l.path {
-            o["path"] = .array(path.commands.map { c in
-                switch c {
-                case .move(let x, let y): .array([.string("M"), .float(x), .float(y)])
-                case .line(let x, let y): .array([.string("L"), .float(x), .float(y)])
-                case .cubic(let x1, let y1, let x2, let y2, let x, let y): .array([.string("C"), .float(x1), .float(y1), .float(x2), .float(y2), .float(x), .float(y)])
-                case .close: .array([.string("Z")])
+            o["path"] = .array(
+                path.commands.map { c in
+                    switch c {
+                    case .move(let x, let y): .array([.string("M"), .float(x), .float(y)])
+                    case .line(let x, let y): .array([.string("L"), .float(x), .float(y)])
+                    case .cubic(let x1, let y1, let x2, let y2, let x, let y):
+                        .array([.string("C"), .float(x1), .float(y1), .float(x2), .float(y2), .float(x), .float(y)])
+                    case .close: .array([.string("Z")])
+                    }
                 }
-            })
+            )
             o["fillColor"] = color(l.fillColor ?? Color(red: 0, green: 0, blue: 0))
             o["fillRule"] = .string(l.fillRule == .evenOdd ? "evenodd" : "nonzero")
         }
         if let t = l.text {
-            o["text"] = .object(["variants": .array(t.variants.map { .string($0) }), "font": .string(t.font), "fontSize": .float(t.fontSize),
-                                 "color": color(t.color), "alignment": .string(t.alignment.rawValue), "sprite": .string(sprite ?? "")])
+            o["text"] = .object([
+                "variants": .array(t.variants.map { .string($0) }), "font": .string(t.font),
+                "fontSize": .float(t.fontSize),
+                "color": color(t.color), "alignment": .string(t.alignment.rawValue), "sprite": .string(sprite ?? ""),
+            ])
         }
         if let m = l.mask { o["mask"] = .object(["layer": .string(m.layer), "inverted": .bool(m.inverted)]) }
         return .object(o)
@@ -110,7 +135,8 @@ public struct SceneDocument: Sendable {
         defer { free(dir) }
         guard let file = realpath(directory + "/" + name, nil) else { return nil }
         defer { free(file) }
-        let d = String(cString: dir), f = String(cString: file)
+        let d = String(cString: dir)
+        let f = String(cString: file)
         return f.hasPrefix(d == "/" ? "/" : d + "/") ? f : nil
     }
 }
@@ -132,7 +158,10 @@ func readRegularFile(_ path: String, limit: Int, _ fail: (String) -> WebError) t
     var buffer = [UInt8](repeating: 0, count: 65536)
     while true {
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; throw fail("cannot be read: \(String(cString: strerror(errno)))") }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw fail("cannot be read: \(String(cString: strerror(errno)))")
+        }
         if n == 0 { break }
         bytes += buffer[0..<n]
         guard bytes.count <= limit else { throw fail("is more than the limit of \(limit) bytes") }

@@ -9,7 +9,10 @@ public struct StreamQueue: Sendable {
 
     public enum Offer: Equatable, Sendable { case queued, coalesced, overflow }
 
-    struct Entry { var bytes: [UInt8]; var frameOf: Int64? }
+    struct Entry {
+        var bytes: [UInt8]
+        var frameOf: Int64?
+    }
 
     public let limit: Int
     var entries: [Entry] = []

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainCore
 import CurtainRender
 import JSON
@@ -8,6 +5,10 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 typealias HTTPPart = HTTPServerResponsePart
 
@@ -99,7 +100,9 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
     func handlerAdded(context: ChannelHandlerContext) {
         let channel = context.channel
         let seconds = server.options.limits.requestHeadSeconds
-        headTimer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { channel.close(promise: nil) }
+        headTimer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) {
+            channel.close(promise: nil)
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) { headTimer?.cancel() }
@@ -110,21 +113,36 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
             headTimer?.cancel()
             self.head = head
             let limits = server.options.limits
-            let headBytes = head.uri.utf8.count + head.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+            let headBytes =
+                head.uri.utf8.count + head.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
             if head.headers.count > limits.requestHeaders {
                 refuse(context, .requestHeaderFieldsTooLarge, "more than \(limits.requestHeaders) header lines")
             } else if headBytes > limits.requestHeadBytes {
-                refuse(context, .requestHeaderFieldsTooLarge, "the request's head is \(headBytes) bytes, more than \(limits.requestHeadBytes)")
+                refuse(
+                    context,
+                    .requestHeaderFieldsTooLarge,
+                    "the request's head is \(headBytes) bytes, more than \(limits.requestHeadBytes)"
+                )
             } else if head.method != .GET && head.method != .HEAD {
                 refuse(context, .methodNotAllowed, "read-only: GET and HEAD only")
-            } else if let length = head.headers.first(name: "content-length").flatMap({ Int($0) }), length > limits.requestBodyBytes {
-                refuse(context, .payloadTooLarge, "a request body of \(length) bytes; at most \(limits.requestBodyBytes)")
+            } else if let length = head.headers.first(name: "content-length").flatMap({ Int($0) }),
+                length > limits.requestBodyBytes
+            {
+                refuse(
+                    context,
+                    .payloadTooLarge,
+                    "a request body of \(length) bytes; at most \(limits.requestBodyBytes)"
+                )
             } else if head.headers.contains(name: "transfer-encoding") {
                 refuse(context, .payloadTooLarge, "a request body; at most \(limits.requestBodyBytes) bytes")
             }
         case .body(let body):
             if !refused, body.readableBytes > server.options.limits.requestBodyBytes {
-                refuse(context, .payloadTooLarge, "a request body; at most \(server.options.limits.requestBodyBytes) bytes")
+                refuse(
+                    context,
+                    .payloadTooLarge,
+                    "a request body; at most \(server.options.limits.requestBodyBytes) bytes"
+                )
             }
         case .end:
             guard !refused, let head else { return }
@@ -148,15 +166,27 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
         respond(context, status, "text/plain; charset=utf-8", Array((why + "\n").utf8))
     }
 
-    func respond(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ type: String, _ bytes: [UInt8], extra: [(String, String)] = []) {
+    func respond(
+        _ context: ChannelHandlerContext,
+        _ status: HTTPResponseStatus,
+        _ type: String,
+        _ bytes: [UInt8],
+        extra: [(String, String)] = []
+    ) {
         var headers = HTTPHeaders(Self.securityHeaders + extra)
         headers.add(name: "Content-Type", value: type)
         headers.add(name: "Content-Length", value: String(bytes.count))
         headers.add(name: "Connection", value: "close")
         headers.add(name: "Cache-Control", value: "no-store")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+            promise: nil
+        )
         if head?.method != .HEAD {
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))), promise: nil)
+            context.write(
+                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))),
+                promise: nil
+            )
         }
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
@@ -165,14 +195,19 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
     /// Scripts and styles only from this server; nothing framed, no plugins: the page draws
     /// scene strings with textContent and canvas, and this stops anything that slipped.
     static let securityHeaders: [(String, String)] = [
-        ("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+        (
+            "Content-Security-Policy",
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        ),
         ("X-Content-Type-Options", "nosniff"),
         ("Referrer-Policy", "no-referrer"),
     ]
 
     func route(_ context: ChannelHandlerContext, _ head: HTTPRequestHead) {
         let (path, query) = Self.split(head.uri)
-        guard let parts = Self.segments(path) else { return respond(context, .badRequest, "text/plain", Array("bad path\n".utf8)) }
+        guard let parts = Self.segments(path) else {
+            return respond(context, .badRequest, "text/plain", Array("bad path\n".utf8))
+        }
         if let file = WebFiles.files[path] { return respond(context, .ok, file.type, file.bytes) }
         switch parts.first {
         case "events" where parts.count == 1:
@@ -181,10 +216,18 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
             // The default scene (replays and an idle page): its URL and the default size.
             do {
                 let n = try server.scenes.register(path: server.options.defaultScene)
-                let body: JSONValue = .object(["scene": .string("/scenes/\(n)/"), "width": .int(Int64(server.options.width)), "height": .int(Int64(server.options.height))])
+                let body: JSONValue = .object([
+                    "scene": .string("/scenes/\(n)/"), "width": .int(Int64(server.options.width)),
+                    "height": .int(Int64(server.options.height)),
+                ])
                 respond(context, .ok, "application/json", Array(JSONWriter.string(body, sortedKeys: true).utf8))
             } catch {
-                respond(context, .internalServerError, "text/plain; charset=utf-8", Array((error.description + "\n").utf8))
+                respond(
+                    context,
+                    .internalServerError,
+                    "text/plain; charset=utf-8",
+                    Array((error.description + "\n").utf8)
+                )
             }
         case "scenes" where parts.count >= 3:
             guard let n = Int(parts[1]), let document = server.scenes.document(n) else { return notFound(context) }
@@ -195,26 +238,46 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
                     return respond(context, .badRequest, "text/plain", Array("width and height must be 1…8192\n".utf8))
                 }
                 do {
-                    let json = try document.resolved(width: width, height: height, assetBase: "/scenes/\(n)/assets/", spriteBase: "/scenes/\(n)/")
+                    let json = try document.resolved(
+                        width: width,
+                        height: height,
+                        assetBase: "/scenes/\(n)/assets/",
+                        spriteBase: "/scenes/\(n)/"
+                    )
                     respond(context, .ok, "application/json", Array(JSONWriter.string(json, sortedKeys: true).utf8))
                 } catch {
-                    respond(context, .internalServerError, "text/plain; charset=utf-8", Array((error.description + "\n").utf8))
+                    respond(
+                        context,
+                        .internalServerError,
+                        "text/plain; charset=utf-8",
+                        Array((error.description + "\n").utf8)
+                    )
                 }
-            } else if parts.count == 4, let kind = SceneDocument.SpriteKind(rawValue: parts[2]), let k = Int(parts[3]), k >= 0 {
+            } else if parts.count == 4, let kind = SceneDocument.SpriteKind(rawValue: parts[2]), let k = Int(parts[3]),
+                k >= 0
+            {
                 contentsSprite(context, n, document, kind, k, query)
             } else if parts[2] == "assets", parts.count > 3 {
                 // Only assets the scene names, inside its directory (docs/scene.md's rule).
                 let name = parts[3...].joined(separator: "/")
                 guard let file = document.assetFile(name),
-                      let bytes = try? readRegularFile(file, limit: 8 * 1024 * 1024, { WebError($0) }) else { return notFound(context) }
-                respond(context, .ok, name.hasSuffix(".svg") ? "image/svg+xml" : name.hasSuffix(".png") ? "image/png" : "application/octet-stream", bytes)
+                    let bytes = try? readRegularFile(file, limit: 8 * 1024 * 1024, { WebError($0) })
+                else { return notFound(context) }
+                respond(
+                    context,
+                    .ok,
+                    name.hasSuffix(".svg")
+                        ? "image/svg+xml" : name.hasSuffix(".png") ? "image/png" : "application/octet-stream",
+                    bytes
+                )
             } else {
                 notFound(context)
             }
         case "replays" where parts.count == 2:
             guard let directory = server.options.replays, !parts[1].hasPrefix("."),
-                  let file = SceneDocumentPaths.inside(directory, parts[1]),
-                  let bytes = try? readRegularFile(file, limit: server.options.limits.replayBytes, { WebError($0) }) else { return notFound(context) }
+                let file = SceneDocumentPaths.inside(directory, parts[1]),
+                let bytes = try? readRegularFile(file, limit: server.options.limits.replayBytes, { WebError($0) })
+            else { return notFound(context) }
             respond(context, .ok, "application/x-ndjson", bytes)
         default:
             notFound(context)
@@ -225,21 +288,37 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
     /// text layer K's text, or image layer K's image, rasterised by CurtainRender under the
     /// page's device matrix, as a PNG whose top-left device pixel and size are in
     /// `X-Curtain-Sprite` (204: nothing within the clip).
-    func contentsSprite(_ context: ChannelHandlerContext, _ n: Int, _ document: SceneDocument, _ kind: SceneDocument.SpriteKind,
-                        _ k: Int, _ query: [String: String]) {
+    func contentsSprite(
+        _ context: ChannelHandlerContext,
+        _ n: Int,
+        _ document: SceneDocument,
+        _ kind: SceneDocument.SpriteKind,
+        _ k: Int,
+        _ query: [String: String]
+    ) {
         func numbers(_ key: String, _ count: Int) -> [Double]? {
-            guard let parts = query[key]?.split(separator: ",", omittingEmptySubsequences: false), parts.count == count else { return nil }
+            guard let parts = query[key]?.split(separator: ",", omittingEmptySubsequences: false), parts.count == count
+            else { return nil }
             let values = parts.compactMap { Double($0) }.filter(\.isFinite)
             return values.count == count ? values : nil
         }
         let width = query["width"].flatMap { Int($0) } ?? server.options.width
         let height = query["height"].flatMap { Int($0) } ?? server.options.height
         guard (1...8192).contains(width), (1...8192).contains(height),
-              let variant = query["variant"].flatMap({ Int($0) }), (0...1_000_000).contains(variant),
-              let b = numbers("bounds", 4), let m = numbers("matrix", 6),
-              let clip = numbers("clip", 2), (1...8192).contains(clip[0]), (1...8192).contains(clip[1]),
-              b[2] >= 0, b[3] >= 0, b.allSatisfy({ abs($0) <= 1e6 }) else {
-            return respond(context, .badRequest, "text/plain", Array("a sprite needs width, height (1…8192), variant, bounds=x,y,w,h, matrix=a,b,c,d,tx,ty and clip=w,h (1…8192), finite\n".utf8))
+            let variant = query["variant"].flatMap({ Int($0) }), (0...1_000_000).contains(variant),
+            let b = numbers("bounds", 4), let m = numbers("matrix", 6),
+            let clip = numbers("clip", 2), (1...8192).contains(clip[0]), (1...8192).contains(clip[1]),
+            b[2] >= 0, b[3] >= 0, b.allSatisfy({ abs($0) <= 1e6 })
+        else {
+            return respond(
+                context,
+                .badRequest,
+                "text/plain",
+                Array(
+                    "a sprite needs width, height (1…8192), variant, bounds=x,y,w,h, matrix=a,b,c,d,tx,ty and clip=w,h (1…8192), finite\n"
+                        .utf8
+                )
+            )
         }
         let key = "\(n) \(document.path) \(width) \(height) \(kind) \(k) \(variant) \(b) \(m) \(clip)"
         let answer: ContentsSprite?
@@ -248,7 +327,12 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
         } else {
             let scene: Scene
             do { scene = try document.scene(width: width, height: height) } catch {
-                return respond(context, .internalServerError, "text/plain; charset=utf-8", Array((error.description + "\n").utf8))
+                return respond(
+                    context,
+                    .internalServerError,
+                    "text/plain; charset=utf-8",
+                    Array((error.description + "\n").utf8)
+                )
             }
             let layers = SceneDocument.spriteLayers(scene, kind)
             guard k < layers.count else { return notFound(context) }
@@ -260,20 +344,47 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
                 switch kind {
                 case .text:
                     guard let text = layers[k].text else { return notFound(context) }
-                    answer = try ContentsSprite.text(text, bounds: bounds, variant: variant, matrix: matrix, clip: clipRect, maximumPixels: limit)
+                    answer = try ContentsSprite.text(
+                        text,
+                        bounds: bounds,
+                        variant: variant,
+                        matrix: matrix,
+                        clip: clipRect,
+                        maximumPixels: limit
+                    )
                 case .image:
                     // Only an asset the scene names, inside its directory (as /assets/ serves them).
-                    guard let name = layers[k].contents, document.assetFile(name) != nil else { return notFound(context) }
-                    answer = try ContentsSprite.image(name, in: document.directory, gravity: layers[k].contentsGravity, bounds: bounds,
-                                                      matrix: matrix, clip: clipRect, maximumPixels: limit)
+                    guard let name = layers[k].contents, document.assetFile(name) != nil else {
+                        return notFound(context)
+                    }
+                    answer = try ContentsSprite.image(
+                        name,
+                        in: document.directory,
+                        gravity: layers[k].contentsGravity,
+                        bounds: bounds,
+                        matrix: matrix,
+                        clip: clipRect,
+                        maximumPixels: limit
+                    )
                 }
             } catch {
-                return respond(context, .payloadTooLarge, "text/plain; charset=utf-8", Array((error.description + "\n").utf8))
+                return respond(
+                    context,
+                    .payloadTooLarge,
+                    "text/plain; charset=utf-8",
+                    Array((error.description + "\n").utf8)
+                )
             }
             server.sprites.put(key, answer)
         }
         guard let sprite = answer else { return respond(context, .noContent, "image/png", []) }
-        respond(context, .ok, "image/png", sprite.png, extra: [("X-Curtain-Sprite", "\(sprite.x) \(sprite.y) \(sprite.width) \(sprite.height)")])
+        respond(
+            context,
+            .ok,
+            "image/png",
+            sprite.png,
+            extra: [("X-Curtain-Sprite", "\(sprite.x) \(sprite.y) \(sprite.width) \(sprite.height)")]
+        )
     }
 
     func notFound(_ context: ChannelHandlerContext) {
@@ -283,14 +394,21 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
     func openStream(_ context: ChannelHandlerContext) {
         let client = StreamClient(channel: context.channel, limit: server.options.limits.streamBacklogBytes)
         guard server.hub.add(client) else {
-            return respond(context, .serviceUnavailable, "text/plain; charset=utf-8",
-                           Array("more than \(server.options.limits.streamClients) streams at once\n".utf8))
+            return respond(
+                context,
+                .serviceUnavailable,
+                "text/plain; charset=utf-8",
+                Array("more than \(server.options.limits.streamClients) streams at once\n".utf8)
+            )
         }
         stream = client
         var headers = HTTPHeaders(Self.securityHeaders)
         headers.add(name: "Content-Type", value: "text/event-stream")
         headers.add(name: "Cache-Control", value: "no-store")
-        context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+        context.writeAndFlush(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
+            promise: nil
+        )
         client.flush()
     }
 
@@ -312,7 +430,8 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
         var result: [String] = []
         for raw in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
             guard let s = percentDecoded(raw), !s.isEmpty, s != ".", s != "..",
-                  !s.contains("/"), !s.contains("\\"), !s.utf8.contains(0) else { return nil }
+                !s.contains("/"), !s.contains("\\"), !s.utf8.contains(0)
+            else { return nil }
             result.append(s)
         }
         return result
@@ -326,7 +445,8 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
             if u[i] == UInt8(ascii: "%") {
                 let a = u.index(after: i)
                 guard a < u.endIndex, u.index(after: a) < u.endIndex,
-                      let v = UInt8(String(decoding: u[a...u.index(after: a)], as: UTF8.self), radix: 16) else { return nil }
+                    let v = UInt8(String(decoding: u[a...u.index(after: a)], as: UTF8.self), radix: 16)
+                else { return nil }
                 bytes.append(v)
                 i = u.index(a, offsetBy: 2)
             } else {
@@ -345,7 +465,8 @@ enum SceneDocumentPaths {
         defer { free(dir) }
         guard let file = realpath(directory + "/" + name, nil) else { return nil }
         defer { free(file) }
-        let d = String(cString: dir), f = String(cString: file)
+        let d = String(cString: dir)
+        let f = String(cString: file)
         return f.hasPrefix(d == "/" ? "/" : d + "/") ? f : nil
     }
 }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JSON
 import UnixSockets
 import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A blocking Varlink client on a Unix socket: what a command-line tool needs, without an
 /// event loop to start (curtainctl must start in about a millisecond).
@@ -47,7 +48,10 @@ public struct DaemonClient {
         var tried: [(String, String)] = []
         for path in candidates(explicit: explicit) {
             let address: UnixSocketAddress
-            do { address = try UnixSocketAddress(path) } catch { tried.append((path, error.description)); continue }
+            do { address = try UnixSocketAddress(path) } catch {
+                tried.append((path, error.description))
+                continue
+            }
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             if address.connect(fd) == 0 { return DaemonClient(fd: fd, path: path) }
             tried.append((path, String(cString: strerror(errno))))
@@ -59,14 +63,20 @@ public struct DaemonClient {
     public func close() { _ = Glibc.close(fd) }
 
     /// One call, one reply.
-    public mutating func call(_ method: String, _ parameters: [String: JSONValue] = [:]) throws(ClientError) -> [String: JSONValue] {
+    public mutating func call(
+        _ method: String,
+        _ parameters: [String: JSONValue] = [:]
+    ) throws(ClientError) -> [String: JSONValue] {
         try send(VarlinkCall(method: method, parameters: parameters))
         return try receive().parameters
     }
 
     /// A call with more: `each` gets every reply until the last; it may return false to stop.
-    public mutating func stream(_ method: String, _ parameters: [String: JSONValue] = [:],
-                         _ each: ([String: JSONValue]) throws(ClientError) -> Bool) throws(ClientError) {
+    public mutating func stream(
+        _ method: String,
+        _ parameters: [String: JSONValue] = [:],
+        _ each: ([String: JSONValue]) throws(ClientError) -> Bool
+    ) throws(ClientError) {
         try send(VarlinkCall(method: method, parameters: parameters, more: true))
         while true {
             let reply = try receive()
@@ -75,11 +85,14 @@ public struct DaemonClient {
     }
 
     private func send(_ call: VarlinkCall) throws(ClientError) {
-        let bytes = call.encoded()   // NUL-terminated already
+        let bytes = call.encoded()  // NUL-terminated already
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 { if errno == EINTR { continue }; throw .broken(String(cString: strerror(errno))) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .broken(String(cString: strerror(errno)))
+            }
             offset += n
         }
     }
@@ -96,7 +109,10 @@ public struct DaemonClient {
                 return reply
             }
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 { if errno == EINTR { continue }; throw .broken(String(cString: strerror(errno))) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .broken(String(cString: strerror(errno)))
+            }
             if n == 0 { throw .broken("the daemon closed the connection") }
             pending += buffer[0..<n]
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+
 // The version is CurtainCore's, one constant for the daemon and the CLI.
 @_exported import enum CurtainCore.CurtainVersion
 

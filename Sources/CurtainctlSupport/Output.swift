@@ -1,9 +1,10 @@
+import CurtainCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CurtainCore
 
 /// Numbers as printed: shortest text that reads back as the same double (at least as precise
 /// as 9 significant digits, and exact), integers without ".0"; JSON gets null for non-finite.
@@ -85,8 +86,14 @@ public enum Files {
 public struct FileError: Error, CustomStringConvertible {
     public let path: String
     public let message: String
-    public init(path: String, errno code: Int32) { self.path = path; message = String(cString: strerror(code)) }
-    public init(path: String, message: String) { self.path = path; self.message = message }
+    public init(path: String, errno code: Int32) {
+        self.path = path
+        message = String(cString: strerror(code))
+    }
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
     public var description: String { "\(path): \(message)" }
 }
 

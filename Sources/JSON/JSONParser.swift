@@ -25,16 +25,18 @@ public struct JSONParser {
     /// - Throws: `SyntaxError` for invalid JSON, invalid UTF-8, nesting beyond `maximumDepth`,
     ///   a number that does not fit a finite Double, or bytes after the value.
     public static func parse(_ bytes: some Collection<UInt8>) throws(SyntaxError) -> JSONValue {
-        let result: Result<JSONValue, SyntaxError> = bytes.withContiguousStorageIfAvailable { buffer in
-            var parser = JSONParser(buffer)
-            return Result { () throws(SyntaxError) in try parser.parseDocument() }
-        } ?? {
-            let array = Array(bytes)
-            return array.withUnsafeBufferPointer { buffer in
+        let result: Result<JSONValue, SyntaxError> =
+            bytes.withContiguousStorageIfAvailable { buffer in
                 var parser = JSONParser(buffer)
                 return Result { () throws(SyntaxError) in try parser.parseDocument() }
             }
-        }()
+            ?? {
+                let array = Array(bytes)
+                return array.withUnsafeBufferPointer { buffer in
+                    var parser = JSONParser(buffer)
+                    return Result { () throws(SyntaxError) in try parser.parseDocument() }
+                }
+            }()
         return try result.get()
     }
 
@@ -69,9 +71,15 @@ public struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw error("unexpected character")
         }
@@ -95,7 +103,10 @@ public struct JSONParser {
         index += 1
         var object: [String: JSONValue] = [:]
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(object)
+        }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
@@ -106,8 +117,14 @@ public struct JSONParser {
             object[key] = try parseValue()
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(object)
+            }
             throw error("expected ',' or '}'")
         }
     }
@@ -118,13 +135,22 @@ public struct JSONParser {
         index += 1
         var array: [JSONValue] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(array) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(array)
+        }
         while true {
             array.append(try parseValue())
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(array) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(array)
+            }
             throw error("expected ',' or ']'")
         }
     }
@@ -138,7 +164,9 @@ public struct JSONParser {
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                guard let string = String(validating: slice, as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
+                guard let string = String(validating: slice, as: UTF8.self) else {
+                    throw error("invalid UTF-8 in a string")
+                }
                 return string
             }
             if byte == UInt8(ascii: "\\") { break }
@@ -151,7 +179,9 @@ public struct JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                guard let string = String(validating: scalars, as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
+                guard let string = String(validating: scalars, as: UTF8.self) else {
+                    throw error("invalid UTF-8 in a string")
+                }
                 return string
             case UInt8(ascii: "\\"):
                 index += 1
@@ -170,7 +200,9 @@ public struct JSONParser {
                 case UInt8(ascii: "u"):
                     var code = try hex4()
                     if (0xD800...0xDBFF).contains(code) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else {
                             throw error("unpaired surrogate")
                         }
                         index += 2
@@ -215,7 +247,9 @@ public struct JSONParser {
     private mutating func parseNumber() throws(SyntaxError) -> JSONValue {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else { throw error("invalid number") }
+        guard index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else {
+            throw error("invalid number")
+        }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
         } else {
@@ -232,14 +266,18 @@ public struct JSONParser {
         if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
             integral = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             let digits = index
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             guard index > digits else { throw error("invalid number") }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if integral, let int = Int64(text) { return .int(int) }
-        guard let double = Double(text), double.isFinite else { throw SyntaxError(offset: start, message: "number out of range") }
+        guard let double = Double(text), double.isFinite else {
+            throw SyntaxError(offset: start, message: "number out of range")
+        }
         return .float(double)
     }
 }

@@ -37,26 +37,37 @@ extension JSONValue: Codable {
             return
         }
         let single = try decoder.singleValueContainer()
-        if single.decodeNil() { self = .null }
-        else if let bool = try? single.decode(Bool.self) { self = .bool(bool) }
-        else if let int = try? single.decode(Int64.self) { self = .int(int) }
-        else if let double = try? single.decode(Double.self) { self = .float(double) }
-        else { self = .string(try single.decode(String.self)) }
+        if single.decodeNil() {
+            self = .null
+        } else if let bool = try? single.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let int = try? single.decode(Int64.self) {
+            self = .int(int)
+        } else if let double = try? single.decode(Double.self) {
+            self = .float(double)
+        } else {
+            self = .string(try single.decode(String.self))
+        }
     }
 
     /// Encodes the value as the same JSON; object members in no particular order.
     public func encode(to encoder: any Encoder) throws {
         switch self {
         case .null:
-            var c = encoder.singleValueContainer(); try c.encodeNil()
+            var c = encoder.singleValueContainer()
+            try c.encodeNil()
         case .bool(let b):
-            var c = encoder.singleValueContainer(); try c.encode(b)
+            var c = encoder.singleValueContainer()
+            try c.encode(b)
         case .int(let i):
-            var c = encoder.singleValueContainer(); try c.encode(i)
+            var c = encoder.singleValueContainer()
+            try c.encode(i)
         case .float(let d):
-            var c = encoder.singleValueContainer(); try c.encode(d)
+            var c = encoder.singleValueContainer()
+            try c.encode(d)
         case .string(let s):
-            var c = encoder.singleValueContainer(); try c.encode(s)
+            var c = encoder.singleValueContainer()
+            try c.encode(s)
         case .array(let values):
             var c = encoder.unkeyedContainer()
             for v in values { try c.encode(v) }
@@ -77,7 +88,8 @@ struct AnyKey: CodingKey {
 
 // Literals, for tests and for handlers building replies by hand.
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral {
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
     /// A `.string`.
     public init(stringLiteral value: String) { self = .string(value) }
     /// An `.int`, never a float: `1` in a literal means the Varlink `int`.

@@ -25,8 +25,14 @@ public enum JSONValueEncoder {
 struct AnyCodingKey: CodingKey {
     let stringValue: String
     let intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue; intValue = nil }
-    init(intValue: Int) { stringValue = "Index \(intValue)"; self.intValue = intValue }
+    init(stringValue: String) {
+        self.stringValue = stringValue
+        intValue = nil
+    }
+    init(intValue: Int) {
+        stringValue = "Index \(intValue)"
+        self.intValue = intValue
+    }
 }
 
 private func describe(_ value: JSONValue) -> String {
@@ -41,7 +47,10 @@ private func describe(_ value: JSONValue) -> String {
 }
 
 private func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
-    .typeMismatch(type, .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(describe(value)) instead."))
+    .typeMismatch(
+        type,
+        .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(describe(value)) instead.")
+    )
 }
 
 // MARK: Decoding
@@ -61,7 +70,9 @@ private struct ValueDecoder: Decoder {
         return UnkeyedDecoder(array: array, codingPath: codingPath)
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleDecoder(value: value, codingPath: codingPath) }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        SingleDecoder(value: value, codingPath: codingPath)
+    }
 }
 
 private struct SingleDecoder: SingleValueDecodingContainer {
@@ -93,7 +104,12 @@ private struct SingleDecoder: SingleValueDecodingContainer {
         default: throw mismatch(type, value, codingPath)
         }
         guard let result else {
-            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "Number \(JSONWriter.string(value)) does not fit in \(type)."))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "Number \(JSONWriter.string(value)) does not fit in \(type)."
+                )
+            )
         }
         return result
     }
@@ -122,11 +138,16 @@ private struct KeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func value(_ key: Key) throws -> JSONValue {
         guard let value = object[key.stringValue] else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No value associated with key \(key.stringValue)."))
+            throw DecodingError.keyNotFound(
+                key,
+                .init(codingPath: codingPath, debugDescription: "No value associated with key \(key.stringValue).")
+            )
         }
         return value
     }
-    func single(_ key: Key) throws -> SingleDecoder { SingleDecoder(value: try value(key), codingPath: codingPath + [key]) }
+    func single(_ key: Key) throws -> SingleDecoder {
+        SingleDecoder(value: try value(key), codingPath: codingPath + [key])
+    }
 
     func decodeNil(forKey key: Key) throws -> Bool { (object[key.stringValue] ?? .null) == .null }
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try single(key).decode(type) }
@@ -149,7 +170,10 @@ private struct KeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try T(from: ValueDecoder(value: value, codingPath: codingPath + [key]))
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
         try ValueDecoder(value: try value(key), codingPath: codingPath + [key]).container(keyedBy: type)
     }
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -168,7 +192,10 @@ private struct UnkeyedDecoder: UnkeyedDecodingContainer {
     let codingPath: [any CodingKey]
     var currentIndex = 0
 
-    init(array: [JSONValue], codingPath: [any CodingKey]) { self.array = array; self.codingPath = codingPath }
+    init(array: [JSONValue], codingPath: [any CodingKey]) {
+        self.array = array
+        self.codingPath = codingPath
+    }
 
     var count: Int? { array.count }
     var isAtEnd: Bool { currentIndex >= array.count }
@@ -176,7 +203,10 @@ private struct UnkeyedDecoder: UnkeyedDecodingContainer {
     mutating func next(_ type: Any.Type) throws -> ValueDecoder {
         let key = AnyCodingKey(intValue: currentIndex)
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(type, .init(codingPath: codingPath + [key], debugDescription: "Unkeyed container is at end."))
+            throw DecodingError.valueNotFound(
+                type,
+                .init(codingPath: codingPath + [key], debugDescription: "Unkeyed container is at end.")
+            )
         }
         defer { currentIndex += 1 }
         return ValueDecoder(value: array[currentIndex], codingPath: codingPath + [key])
@@ -192,10 +222,14 @@ private struct UnkeyedDecoder: UnkeyedDecodingContainer {
         if let value = decoder.value as? T { return value }
         return try T(from: decoder)
     }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
         try next([String: Any].self).container(keyedBy: type)
     }
-    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next([Any].self).unkeyedContainer() }
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try next([Any].self).unkeyedContainer()
+    }
     mutating func superDecoder() throws -> any Decoder { try next(Any.self) }
 }
 
@@ -247,7 +281,10 @@ private func encoded<T: Encodable>(_ value: T, _ path: [any CodingKey]) throws -
 
 private func finite(_ value: Double, _ path: [any CodingKey]) throws -> JSONValue {
     guard value.isFinite else {
-        throw EncodingError.invalidValue(value, .init(codingPath: path, debugDescription: "Unable to encode \(value) directly in JSON."))
+        throw EncodingError.invalidValue(
+            value,
+            .init(codingPath: path, debugDescription: "Unable to encode \(value) directly in JSON.")
+        )
     }
     return .float(value)
 }
@@ -265,17 +302,24 @@ private struct KeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     func set(_ key: Key, _ value: JSONValue) {
         guard case .object(var object) = box.value else { return }
-        box.value = nil   // keeps the dictionary uniquely referenced while it changes
+        box.value = nil  // keeps the dictionary uniquely referenced while it changes
         object[key.stringValue] = value
         box.value = .object(object)
     }
 
     mutating func encodeNil(forKey key: Key) { set(key, .null) }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { set(key, try encoded(value, codingPath + [key])) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        set(key, try encoded(value, codingPath + [key]))
+    }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
         let me = self
-        return KeyedEncodingContainer(NestedKeyed<NestedKey>(parent: { me.set(key, $0) }, codingPath: codingPath + [key]))
+        return KeyedEncodingContainer(
+            NestedKeyed<NestedKey>(parent: { me.set(key, $0) }, codingPath: codingPath + [key])
+        )
     }
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let me = self
@@ -311,24 +355,39 @@ private struct UnkeyedEncoder: UnkeyedEncodingContainer {
     }
 
     mutating func encodeNil() { append(.null) }
-    mutating func encode<T: Encodable>(_ value: T) throws { append(try encoded(value, codingPath + [AnyCodingKey(intValue: count)])) }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        append(try encoded(value, codingPath + [AnyCodingKey(intValue: count)]))
+    }
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
         let index = count
         append(.object([:]))
         let me = self
-        return KeyedEncodingContainer(NestedKeyed<NestedKey>(parent: { me.replace(index, $0) }, codingPath: codingPath + [AnyCodingKey(intValue: index)]))
+        return KeyedEncodingContainer(
+            NestedKeyed<NestedKey>(
+                parent: { me.replace(index, $0) },
+                codingPath: codingPath + [AnyCodingKey(intValue: index)]
+            )
+        )
     }
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let index = count
         append(.array([]))
         let me = self
-        return NestedUnkeyed(parent: { me.replace(index, $0) }, codingPath: codingPath + [AnyCodingKey(intValue: index)])
+        return NestedUnkeyed(
+            parent: { me.replace(index, $0) },
+            codingPath: codingPath + [AnyCodingKey(intValue: index)]
+        )
     }
     mutating func superEncoder() -> any Encoder {
         let index = count
         append(.null)
         let me = self
-        return ForwardingEncoder(parent: { me.replace(index, $0) }, codingPath: codingPath + [AnyCodingKey(intValue: index)])
+        return ForwardingEncoder(
+            parent: { me.replace(index, $0) },
+            codingPath: codingPath + [AnyCodingKey(intValue: index)]
+        )
     }
 }
 
@@ -347,23 +406,60 @@ private struct NestedKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var inner: KeyedEncoder<Key> { KeyedEncoder(box: box, codingPath: codingPath) }
     func flush() { parent(box.value ?? .object([:])) }
 
-    mutating func encodeNil(forKey key: Key) { var i = inner; i.encodeNil(forKey: key); flush() }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { var i = inner; try i.encode(value, forKey: key); flush() }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func encodeNil(forKey key: Key) {
+        var i = inner
+        i.encodeNil(forKey: key)
+        flush()
+    }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        var i = inner
+        try i.encode(value, forKey: key)
+        flush()
+    }
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
         let me = self
-        return KeyedEncodingContainer(NestedKeyed<NestedKey>(parent: { me.inner.set(key, $0); me.flush() }, codingPath: codingPath + [key]))
+        return KeyedEncodingContainer(
+            NestedKeyed<NestedKey>(
+                parent: {
+                    me.inner.set(key, $0)
+                    me.flush()
+                },
+                codingPath: codingPath + [key]
+            )
+        )
     }
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let me = self
-        return NestedUnkeyed(parent: { me.inner.set(key, $0); me.flush() }, codingPath: codingPath + [key])
+        return NestedUnkeyed(
+            parent: {
+                me.inner.set(key, $0)
+                me.flush()
+            },
+            codingPath: codingPath + [key]
+        )
     }
     mutating func superEncoder() -> any Encoder {
         let me = self
-        return ForwardingEncoder(parent: { me.inner.set(Key(stringValue: "super")!, $0); me.flush() }, codingPath: codingPath)
+        return ForwardingEncoder(
+            parent: {
+                me.inner.set(Key(stringValue: "super")!, $0)
+                me.flush()
+            },
+            codingPath: codingPath
+        )
     }
     mutating func superEncoder(forKey key: Key) -> any Encoder {
         let me = self
-        return ForwardingEncoder(parent: { me.inner.set(key, $0); me.flush() }, codingPath: codingPath + [key])
+        return ForwardingEncoder(
+            parent: {
+                me.inner.set(key, $0)
+                me.flush()
+            },
+            codingPath: codingPath + [key]
+        )
     }
 }
 
@@ -383,25 +479,55 @@ private struct NestedUnkeyed: UnkeyedEncodingContainer {
     var count: Int { inner.count }
     func flush() { parent(box.value ?? .array([])) }
 
-    mutating func encodeNil() { var i = inner; i.encodeNil(); flush() }
-    mutating func encode<T: Encodable>(_ value: T) throws { var i = inner; try i.encode(value); flush() }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func encodeNil() {
+        var i = inner
+        i.encodeNil()
+        flush()
+    }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        var i = inner
+        try i.encode(value)
+        flush()
+    }
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
         let index = count
         inner.append(.object([:]))
         let me = self
-        return KeyedEncodingContainer(NestedKeyed<NestedKey>(parent: { me.inner.replace(index, $0); me.flush() }, codingPath: codingPath + [AnyCodingKey(intValue: index)]))
+        return KeyedEncodingContainer(
+            NestedKeyed<NestedKey>(
+                parent: {
+                    me.inner.replace(index, $0)
+                    me.flush()
+                },
+                codingPath: codingPath + [AnyCodingKey(intValue: index)]
+            )
+        )
     }
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let index = count
         inner.append(.array([]))
         let me = self
-        return NestedUnkeyed(parent: { me.inner.replace(index, $0); me.flush() }, codingPath: codingPath + [AnyCodingKey(intValue: index)])
+        return NestedUnkeyed(
+            parent: {
+                me.inner.replace(index, $0)
+                me.flush()
+            },
+            codingPath: codingPath + [AnyCodingKey(intValue: index)]
+        )
     }
     mutating func superEncoder() -> any Encoder {
         let index = count
         inner.append(.null)
         let me = self
-        return ForwardingEncoder(parent: { me.inner.replace(index, $0); me.flush() }, codingPath: codingPath + [AnyCodingKey(intValue: index)])
+        return ForwardingEncoder(
+            parent: {
+                me.inner.replace(index, $0)
+                me.flush()
+            },
+            codingPath: codingPath + [AnyCodingKey(intValue: index)]
+        )
     }
 }
 
@@ -415,7 +541,9 @@ private struct ForwardingEncoder: Encoder {
         KeyedEncodingContainer(NestedKeyed<Key>(parent: parent, codingPath: codingPath))
     }
     func unkeyedContainer() -> any UnkeyedEncodingContainer { NestedUnkeyed(parent: parent, codingPath: codingPath) }
-    func singleValueContainer() -> any SingleValueEncodingContainer { ForwardingSingle(parent: parent, codingPath: codingPath) }
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        ForwardingSingle(parent: parent, codingPath: codingPath)
+    }
 }
 
 private struct ForwardingSingle: SingleValueEncodingContainer {

@@ -17,9 +17,14 @@ public enum JSONWriter {
         case .bool(let b): out += b ? Array("true".utf8) : Array("false".utf8)
         case .int(let i): out += Array(String(i).utf8)
         case .float(let d):
-            if !d.isFinite { out += Array("null".utf8) }
-            else if d == d.rounded(), abs(d) < 1e15 { out += Array(String(Int64(d)).utf8); out += [0x2E, 0x30] }
-            else { out += Array(String(d).utf8) }
+            if !d.isFinite {
+                out += Array("null".utf8)
+            } else if d == d.rounded(), abs(d) < 1e15 {
+                out += Array(String(Int64(d)).utf8)
+                out += [0x2E, 0x30]
+            } else {
+                out += Array(String(d).utf8)
+            }
         case .string(let s): writeString(s, into: &out)
         case .array(let values):
             out.append(0x5B)

@@ -1,7 +1,8 @@
+import Logging
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Logging
 
 /// Rate limit for log lines caused by other processes (a flood of notify datagrams must not
 /// become a flood of log lines): at most one line per key (a sender's pid) per interval and at
@@ -27,7 +28,10 @@ public struct LogThrottle<Key: Hashable & Sendable>: Sendable {
     public struct Summary: Sendable, Equatable {
         public let key: Key?
         public let suppressed: Int
-        public init(key: Key?, suppressed: Int) { self.key = key; self.suppressed = suppressed }
+        public init(key: Key?, suppressed: Int) {
+            self.key = key
+            self.suppressed = suppressed
+        }
     }
 
     struct Window {
@@ -36,7 +40,7 @@ public struct LogThrottle<Key: Hashable & Sendable>: Sendable {
     }
     private var keys: [Key: Window] = [:]
     private var others: Window?
-    private var global: Window?   // `suppressed` counts the lines written in it
+    private var global: Window?  // `suppressed` counts the lines written in it
 
     public init() {}
 
@@ -67,7 +71,9 @@ public struct LogThrottle<Key: Hashable & Sendable>: Sendable {
     /// first, as many as the global limit allows (the rest stay due).
     public mutating func due(at now: Instant) -> [Summary] {
         var summaries: [Summary] = []
-        let waiting = keys.filter { $0.value.suppressed > 0 && now >= $0.value.start + Self.interval }.sorted { $0.value.start < $1.value.start }
+        let waiting = keys.filter { $0.value.suppressed > 0 && now >= $0.value.start + Self.interval }.sorted {
+            $0.value.start < $1.value.start
+        }
         for (key, window) in waiting {
             guard takeGlobalLine(at: now) else { return summaries }
             summaries.append(Summary(key: key, suppressed: window.suppressed))
@@ -84,8 +90,10 @@ public struct LogThrottle<Key: Hashable & Sendable>: Sendable {
     /// Everything held back, whether due or not, regardless of the limits: for the end, when
     /// there is no later.
     public mutating func remaining() -> [Summary] {
-        let summaries = keys.filter { $0.value.suppressed > 0 }.sorted { $0.value.start < $1.value.start }
-            .map { Summary(key: $0.key, suppressed: $0.value.suppressed) } + (others.map { [Summary(key: nil, suppressed: $0.suppressed)] } ?? [])
+        let summaries =
+            keys.filter { $0.value.suppressed > 0 }.sorted { $0.value.start < $1.value.start }
+            .map { Summary(key: $0.key, suppressed: $0.value.suppressed) }
+            + (others.map { [Summary(key: nil, suppressed: $0.suppressed)] } ?? [])
         keys = [:]
         others = nil
         return summaries
@@ -122,15 +130,23 @@ public struct ThrottledSenderLog: Sendable {
 
     /// Writes `message` about `pid` unless the throttle holds it back (with the count held
     /// back before it), then any summaries that are due.
-    public mutating func warning(_ logger: Logger, _ message: @autoclosure () -> Logger.Message, pid: pid_t,
-                                 metadata: Logger.Metadata = [:], at now: ContinuousClock.Instant) {
+    public mutating func warning(
+        _ logger: Logger,
+        _ message: @autoclosure () -> Logger.Message,
+        pid: pid_t,
+        metadata: Logger.Metadata = [:],
+        at now: ContinuousClock.Instant
+    ) {
         defer { flush(logger, at: now) }
         guard case .log(let suppressed) = throttle.admit(pid, at: now) else { return }
         var metadata = metadata
         metadata["curtain_sender_pid"] = "\(pid)"
         if suppressed > 0 {
             metadata["curtain_suppressed"] = "\(suppressed)"
-            logger.warning("\(message()) (suppressed \(suppressed) messages from pid \(pid) before this)", metadata: metadata)
+            logger.warning(
+                "\(message()) (suppressed \(suppressed) messages from pid \(pid) before this)",
+                metadata: metadata
+            )
         } else {
             logger.warning(message(), metadata: metadata)
         }
@@ -140,11 +156,15 @@ public struct ThrottledSenderLog: Sendable {
     public mutating func flush(_ logger: Logger, at now: ContinuousClock.Instant?) {
         for summary in now.map({ throttle.due(at: $0) }) ?? throttle.remaining() {
             if let pid = summary.key {
-                logger.warning("suppressed \(summary.suppressed) messages from pid \(pid)",
-                               metadata: ["curtain_sender_pid": "\(pid)", "curtain_suppressed": "\(summary.suppressed)"])
+                logger.warning(
+                    "suppressed \(summary.suppressed) messages from pid \(pid)",
+                    metadata: ["curtain_sender_pid": "\(pid)", "curtain_suppressed": "\(summary.suppressed)"]
+                )
             } else {
-                logger.warning("suppressed \(summary.suppressed) messages from other senders",
-                               metadata: ["curtain_suppressed": "\(summary.suppressed)"])
+                logger.warning(
+                    "suppressed \(summary.suppressed) messages from other senders",
+                    metadata: ["curtain_suppressed": "\(summary.suppressed)"]
+                )
             }
         }
     }

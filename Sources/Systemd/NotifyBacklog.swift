@@ -80,7 +80,12 @@ public struct NotifyBacklog<Element> {
         var queue = queues[sender]!
         let entry = queue.removeFirst()
         count -= 1
-        if queue.isEmpty { queues[sender] = nil } else { queues[sender] = queue; ring.append(sender) }
+        if queue.isEmpty {
+            queues[sender] = nil
+        } else {
+            queues[sender] = queue
+            ring.append(sender)
+        }
         // Queues are in number order, so the oldest left is at the head of one of them.
         let oldest = queues.values.lazy.map { $0[0].number }.min()
         return (entry.element, entry.number, oldest.map { $0 - 1 } ?? added)

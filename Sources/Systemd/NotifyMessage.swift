@@ -42,8 +42,11 @@ public struct NotifyMessage: Sendable, Hashable {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
         guard !lines.isEmpty else { throw .empty }
         for line in lines {
-            guard let equals = line.firstIndex(of: "="), equals != line.startIndex else { throw .notAnAssignment(String(line)) }
-            let key = String(line[..<equals]), value = String(line[line.index(after: equals)...])
+            guard let equals = line.firstIndex(of: "="), equals != line.startIndex else {
+                throw .notAnAssignment(String(line))
+            }
+            let key = String(line[..<equals])
+            let value = String(line[line.index(after: equals)...])
             switch key {
             case "READY": ready = try Self.flag(key, value)
             case "STOPPING": stopping = try Self.flag(key, value)

@@ -1,10 +1,11 @@
 import CNotify
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import Synchronization
 import UnixSockets
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The service-manager side of sd_notify: a datagram socket that apps send to, with the
 /// kernel's word on who sent each datagram (SO_PASSCRED). A thread of its own drains it
@@ -66,7 +67,10 @@ public final class NotifyReceiver: Sendable {
     /// Datagrams read but not yet taken, and the consumers waiting for one.
     final class Pending: Sendable {
         struct State {
-            var backlog = NotifyBacklog<Datagram>(perSender: NotifyReceiver.backlogPerSender, total: NotifyReceiver.backlog)
+            var backlog = NotifyBacklog<Datagram>(
+                perSender: NotifyReceiver.backlogPerSender,
+                total: NotifyReceiver.backlog
+            )
             var waiting: [(id: Int, continuation: CheckedContinuation<Datagram?, Never>)] = []
             var nextID = 0
             var finished = false
@@ -81,7 +85,10 @@ public final class NotifyReceiver: Sendable {
         let state = Mutex(State())
 
         func next() async -> Datagram? {
-            let id = state.withLock { state in defer { state.nextID += 1 }; return state.nextID }
+            let id = state.withLock { state in
+                defer { state.nextID += 1 }
+                return state.nextID
+            }
             return await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
                     let answer: Datagram?? = state.withLock { state in
@@ -124,7 +131,9 @@ public final class NotifyReceiver: Sendable {
         defer { close(fd) }
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         guard n > 0 else { return 512 }
-        return Int(String(decoding: buffer[..<n].filter { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }, as: UTF8.self)) ?? 512
+        return Int(
+            String(decoding: buffer[..<n].filter { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }, as: UTF8.self)
+        ) ?? 512
     }
 
     /// `logger` gets the drops (throttled: see `LogThrottle`).
@@ -133,25 +142,51 @@ public final class NotifyReceiver: Sendable {
         // Checked before anything is created (or the old socket file removed).
         let address: UnixSocketAddress
         do { address = try UnixSocketAddress(path) } catch { throw .address(error) }
-        let passLimit = Self.readsPerPass(queueLength: Self.datagramQueueLength())   // read before the socket takes it
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let passLimit = Self.readsPerPass(queueLength: Self.datagramQueueLength())  // read before the socket takes it
+        let fd = socket(
+            AF_UNIX,
+            Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            0
+        )
         guard fd >= 0 else { throw .system("socket", errno) }
         self.fd = fd
         var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { let code = errno; close(fd); throw .system("pipe", code) }
+        guard pipe(&pipeEnds) == 0 else {
+            let code = errno
+            close(fd)
+            throw .system("pipe", code)
+        }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         wake = pipeEnds[1]
         let wakeRead = pipeEnds[0]
         unlink(path)
-        guard address.bind(fd) == 0 else { let code = errno; close(fd); throw .system("bind \(path)", code) }
-        guard curtain_notify_passcred(fd) == 0 else { let code = errno; close(fd); throw .system("SO_PASSCRED", code) }
+        guard address.bind(fd) == 0 else {
+            let code = errno
+            close(fd)
+            throw .system("bind \(path)", code)
+        }
+        guard curtain_notify_passcred(fd) == 0 else {
+            let code = errno
+            close(fd)
+            throw .system("SO_PASSCRED", code)
+        }
         datagrams = AsyncStream(unfolding: { [pending] in await pending.next() })
         _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)
         let started = DetachedThread.start(name: "notify-receiver") { [stopped, flushes, pending] in
-            Self.drain(fd: fd, wake: wakeRead, passLimit: passLimit, stopped: stopped, flushes: flushes, pending: pending, logger: logger)
+            Self.drain(
+                fd: fd,
+                wake: wakeRead,
+                passLimit: passLimit,
+                stopped: stopped,
+                flushes: flushes,
+                pending: pending,
+                logger: logger
+            )
         }
         guard started else {
-            close(fd); close(wakeRead); close(wake)
+            close(fd)
+            close(wakeRead)
+            close(wake)
             throw .system("cannot start the notify thread", EAGAIN)
         }
     }
@@ -183,40 +218,67 @@ public final class NotifyReceiver: Sendable {
         }
     }
 
-    private static func drain(fd: Int32, wake: Int32, passLimit: Int, stopped: StopFlag, flushes: Flushes, pending: Pending, logger: Logger) {
+    private static func drain(
+        fd: Int32,
+        wake: Int32,
+        passLimit: Int,
+        stopped: StopFlag,
+        flushes: Flushes,
+        pending: Pending,
+        logger: Logger
+    ) {
         var buffer = [UInt8](repeating: 0, count: NotifyMessage.maximumSize + 1)
-        var pollers = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        var pollers = [
+            pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+        ]
         var scratch = [UInt8](repeating: 0, count: 64)
         var log = ThrottledSenderLog()
         while !stopped.value.load(ordering: .acquiring) {
             // Wakes for the summary of suppressed drop lines when one is due.
-            let timeout: Int32 = log.throttle.nextDue.map { due -> Int32 in
-                let left = ContinuousClock.now.duration(to: due).components
-                return Int32(clamping: max(0, left.seconds * 1000 + left.attoseconds / 1_000_000_000_000_000 + 1))
-            } ?? -1
+            let timeout: Int32 =
+                log.throttle.nextDue.map { due -> Int32 in
+                    let left = ContinuousClock.now.duration(to: due).components
+                    return Int32(clamping: max(0, left.seconds * 1000 + left.attoseconds / 1_000_000_000_000_000 + 1))
+                } ?? -1
             guard poll(&pollers, 2, timeout) >= 0 || errno == EINTR else { break }
             while read(wake, &scratch, scratch.count) > 0 {}
             // Requests made before this pass are answered after it.
-            let waiting = flushes.waiting.withLock { w in defer { w = [] }; return w }
+            let waiting = flushes.waiting.withLock { w in
+                defer { w = [] }
+                return w
+            }
             for _ in 0..<passLimit {
                 var meta = curtain_notify_meta()
                 let n = buffer.withUnsafeMutableBytes { curtain_notify_receive(fd, $0.baseAddress, $0.count, &meta) }
                 if n < 0 { break }
                 let session = meta.pid > 0 ? max(0, getsid(meta.pid)) : 0
                 let truncated = meta.truncated != 0 || n > NotifyMessage.maximumSize
-                let datagram = Datagram(pid: meta.pid, session: session, uid: meta.uid, bytes: Array(buffer[0..<n]),
-                                        passedDescriptors: Int(meta.fds), truncated: truncated, sequence: 0)
+                let datagram = Datagram(
+                    pid: meta.pid,
+                    session: session,
+                    uid: meta.uid,
+                    bytes: Array(buffer[0..<n]),
+                    passedDescriptors: Int(meta.fds),
+                    truncated: truncated,
+                    sequence: 0
+                )
                 let changesState = !truncated && NotifyMessage.changesState(datagram.bytes)
                 typealias HandOut = (consumer: CheckedContinuation<Datagram?, Never>, datagram: Datagram)
-                let (dropped, handOut) = pending.state.withLock { state -> (NotifyBacklog<Datagram>.Dropped?, HandOut?) in
+                let (dropped, handOut) = pending.state.withLock {
+                    state -> (NotifyBacklog<Datagram>.Dropped?, HandOut?) in
                     let dropped = state.backlog.add(datagram, from: meta.pid, changesState: changesState)
                     guard !state.waiting.isEmpty, let next = state.take() else { return (dropped, nil) }
                     return (dropped, (state.waiting.removeFirst().continuation, next))
                 }
                 if let handOut { handOut.consumer.resume(returning: handOut.datagram) }
                 if let dropped {
-                    log.warning(logger, "notify message dropped: too many waiting (\(backlogPerSender) from one sender, \(backlog) in all)",
-                                pid: dropped.sender, metadata: ["curtain_notify_changes_state": "\(dropped.changedState)"], at: .now)
+                    log.warning(
+                        logger,
+                        "notify message dropped: too many waiting (\(backlogPerSender) from one sender, \(backlog) in all)",
+                        pid: dropped.sender,
+                        metadata: ["curtain_notify_changes_state": "\(dropped.changedState)"],
+                        at: .now
+                    )
                 }
             }
             let read = pending.state.withLock { $0.backlog.added }
@@ -231,7 +293,10 @@ public final class NotifyReceiver: Sendable {
         // What is still queued is taken after this; a consumer waits only when nothing is.
         consumers.forEach { $0.resume(returning: nil) }
         log.flush(logger, at: nil)
-        flushes.waiting.withLock { w in defer { w = [] }; return w }.forEach { $0.resume(returning: read) }
+        flushes.waiting.withLock { w in
+            defer { w = [] }
+            return w
+        }.forEach { $0.resume(returning: read) }
         close(fd)
         close(wake)
     }

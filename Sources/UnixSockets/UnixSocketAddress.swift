@@ -75,7 +75,9 @@ public struct UnixSocketAddress: Sendable, Hashable, CustomStringConvertible {
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
         let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (isAbstract ? 0 : 1))
         return try withUnsafePointer(to: &address) { (pointer) throws(Failure) -> Result in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (raw) throws(Failure) -> Result in try body(raw, length) }
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (raw) throws(Failure) -> Result in
+                try body(raw, length)
+            }
         }
     }
 
@@ -111,8 +113,9 @@ public struct UnixSocketAddress: Sendable, Hashable, CustomStringConvertible {
         guard ok == 0, address.sun_family == sa_family_t(AF_UNIX) else { return nil }
         let used = max(0, Int(length) - MemoryLayout<sa_family_t>.size)
         let raw = withUnsafeBytes(of: address.sun_path) { Array($0.prefix(used)) }
-        guard let first = raw.first else { return nil }   // unnamed
-        let path = first == 0
+        guard let first = raw.first else { return nil }  // unnamed
+        let path =
+            first == 0
             ? "@" + String(decoding: raw.dropFirst(), as: UTF8.self)
             : String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         return try? UnixSocketAddress(path)

@@ -20,7 +20,11 @@ public final class MessageBudget: Sendable {
         var current = used.load(ordering: .relaxed)
         while true {
             guard current <= limit - bytes else { return false }
-            let (exchanged, original) = used.compareExchange(expected: current, desired: current + bytes, ordering: .relaxed)
+            let (exchanged, original) = used.compareExchange(
+                expected: current,
+                desired: current + bytes,
+                ordering: .relaxed
+            )
             if exchanged { return true }
             current = original
         }

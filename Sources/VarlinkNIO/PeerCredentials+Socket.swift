@@ -1,8 +1,9 @@
+import NIOCore
+import Varlink
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import NIOCore
-import Varlink
 
 /// `struct ucred` of <sys/socket.h> (glibc hides it behind _GNU_SOURCE, so Swift cannot see it):
 /// pid_t, uid_t, gid_t, in that order.
@@ -22,8 +23,13 @@ extension PeerCredentials {
         guard let provider = channel as? any SocketOptionProvider else {
             return channel.eventLoop.makeSucceededFuture(nil)
         }
-        return provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(peerCredentialsOption))
-            .map { (credentials: SocketCredentials) in PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid) }
-            .recover { _ in nil }
+        return provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET),
+            name: SocketOptionName(peerCredentialsOption)
+        )
+        .map { (credentials: SocketCredentials) in
+            PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+        }
+        .recover { _ in nil }
     }
 }

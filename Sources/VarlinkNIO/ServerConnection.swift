@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import NIOCore
 import Synchronization
 import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One accepted connection as the serving task sees it: framed messages in (with
 /// backpressure), replies out.
@@ -65,8 +66,11 @@ final class ServerConnection: Sendable {
     var directWriter: VarlinkService.DirectWriter {
         VarlinkService.DirectWriter { [self] in
             guard let writer = await takeOver() else { return nil }
-            return VarlinkService.DirectOutput(write: { writer.write($0, replaceable: $1) }, queued: { writer.queuedMessages },
-                                               waiting: { writer.waiting })
+            return VarlinkService.DirectOutput(
+                write: { writer.write($0, replaceable: $1) },
+                queued: { writer.queuedMessages },
+                waiting: { writer.waiting }
+            )
         }
     }
 
@@ -76,14 +80,19 @@ final class ServerConnection: Sendable {
         guard (try? await channel.writeAndFlush(ByteBuffer()).get()) != nil else { return nil }
         let channel = self.channel
         return try? await channel.eventLoop.flatSubmit { [self] () -> EventLoopFuture<SocketWriter?> in
-            guard channel.isActive, let fd = Self.descriptor(of: channel) else { return channel.eventLoop.makeSucceededFuture(nil) }
+            guard channel.isActive, let fd = Self.descriptor(of: channel) else {
+                return channel.eventLoop.makeSucceededFuture(nil)
+            }
             // The number is read from NIO's description of the channel; the socket's cookie,
             // asked through NIO, proves it is this channel's before anything is written to it.
             return Self.cookie(of: channel).map { cookie -> SocketWriter? in
                 guard channel.isActive, let cookie else { return nil }
                 let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
                 guard copy >= 0 else { return nil }
-                guard Self.cookie(of: copy) == cookie else { Glibc.close(copy); return nil }
+                guard Self.cookie(of: copy) == cookie else {
+                    Glibc.close(copy)
+                    return nil
+                }
                 let writer = SocketWriter(fd: copy)
                 self.direct.withLock { $0 = writer }
                 return writer
@@ -97,8 +106,12 @@ final class ServerConnection: Sendable {
         guard let writer = direct.withLock({ $0 }) else { return }
         // A peer that does not read holds it up; a server that stops closes it.
         let channel = self.channel
-        _ = await withTaskCancellationHandler { await writer.drained() } onCancel: { channel.close(promise: nil) }
-        if isAborted { return }   // the abort closes the channel, and the writer with it
+        _ = await withTaskCancellationHandler {
+            await writer.drained()
+        } onCancel: {
+            channel.close(promise: nil)
+        }
+        if isAborted { return }  // the abort closes the channel, and the writer with it
         direct.withLock { $0 = nil }
         writer.close()
     }
@@ -107,9 +120,14 @@ final class ServerConnection: Sendable {
     private static let cookieOption: Int32 = 57
 
     private static func cookie(of channel: any Channel) -> EventLoopFuture<UInt64?> {
-        guard let provider = channel as? any SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
-        return provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(cookieOption))
-            .map { (cookie: UInt64) -> UInt64? in cookie }.recover { _ in nil }
+        guard let provider = channel as? any SocketOptionProvider else {
+            return channel.eventLoop.makeSucceededFuture(nil)
+        }
+        return provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET),
+            name: SocketOptionName(cookieOption)
+        )
+        .map { (cookie: UInt64) -> UInt64? in cookie }.recover { _ in nil }
     }
 
     private static func cookie(of fd: Int32) -> UInt64? {
@@ -176,7 +194,10 @@ final class ReadGate: Sendable {
     func received() -> Bool {
         state.withLock { s in
             s.pending += 1
-            if s.pending >= Self.high && !s.paused { s.paused = true; return true }
+            if s.pending >= Self.high && !s.paused {
+                s.paused = true
+                return true
+            }
             return false
         }
     }
@@ -185,7 +206,10 @@ final class ReadGate: Sendable {
     func consumed() -> Bool {
         state.withLock { s in
             s.pending -= 1
-            if s.paused && s.pending <= Self.low { s.paused = false; return true }
+            if s.paused && s.pending <= Self.low {
+                s.paused = false
+                return true
+            }
             return false
         }
     }

@@ -23,9 +23,12 @@ public enum SocketActivation {
     /// Parses the variables. Returns [] when they are absent or meant for another process.
     public static func descriptors(environment: [String: String], pid: Int32) -> [Descriptor] {
         guard let pidText = environment["LISTEN_PID"], Int32(pidText) == pid,
-              let countText = environment["LISTEN_FDS"], let count = Int32(countText), count > 0, count < 1024
+            let countText = environment["LISTEN_FDS"], let count = Int32(countText), count > 0, count < 1024
         else { return [] }
-        let names = environment["LISTEN_FDNAMES"].map { $0.split(separator: ":", omittingEmptySubsequences: false).map(String.init) } ?? []
+        let names =
+            environment["LISTEN_FDNAMES"].map {
+                $0.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            } ?? []
         return (0..<count).map { i in
             Descriptor(fd: firstDescriptor + i, name: Int(i) < names.count ? names[Int(i)] : "unknown")
         }
@@ -47,7 +50,9 @@ public enum SocketActivation {
     /// The descriptor named `name`, or the only one when a single unnamed descriptor was passed.
     public static func listeningDescriptor(named name: String, in descriptors: [Descriptor]) -> Int32? {
         if let match = descriptors.first(where: { $0.name == name }) { return match.fd }
-        if descriptors.count == 1, descriptors[0].name == "unknown" || descriptors[0].name.isEmpty { return descriptors[0].fd }
+        if descriptors.count == 1, descriptors[0].name == "unknown" || descriptors[0].name.isEmpty {
+            return descriptors[0].fd
+        }
         return nil
     }
 }

@@ -1,8 +1,9 @@
+import Synchronization
+import Varlink
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
-import Varlink
 
 /// A streaming call's output written straight to its connection's socket, from whichever
 /// thread produces a message (curtaind's frame fan-out: one loop over the observers, a
@@ -49,7 +50,9 @@ final class SocketWriter: Sendable {
     func write(_ bytes: [UInt8], replaceable: Bool) -> Bool {
         let (accepted, wake): (Bool, Wake) = state.withLock { s in
             guard !s.ending, s.fd >= 0 else { return (false, Wake()) }
-            if replaceable, s.queue.count > s.head, s.queue[s.queue.count - 1].replaceable, s.queue.count - 1 > s.head || s.offset == 0 {
+            if replaceable, s.queue.count > s.head, s.queue[s.queue.count - 1].replaceable,
+                s.queue.count - 1 > s.head || s.offset == 0
+            {
                 s.queuedBytes += bytes.count - s.queue[s.queue.count - 1].bytes.count
                 s.queue[s.queue.count - 1].bytes = bytes
                 return (true, Wake())
@@ -155,13 +158,23 @@ final class SocketWriter: Sendable {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK {
                     if s.waitingSince == nil { s.waitingSince = .now }
-                    if !s.polled { s.polled = true; wake.poll = writer; wake.fd = s.fd }
+                    if !s.polled {
+                        s.polled = true
+                        wake.poll = writer
+                        wake.fd = s.fd
+                    }
                     return wake
                 }
                 // The peer is gone: nothing more can be written; the channel closes on its own.
                 s.ending = true
-                s.queue = []; s.head = 0; s.offset = 0; s.queuedBytes = 0; s.waitingSince = nil; s.onDrained = nil
-                wake.drained = s.drainWaiters; wake.result = false
+                s.queue = []
+                s.head = 0
+                s.offset = 0
+                s.queuedBytes = 0
+                s.waitingSince = nil
+                s.onDrained = nil
+                wake.drained = s.drainWaiters
+                wake.result = false
                 s.drainWaiters = []
                 return wake
             }
@@ -172,7 +185,7 @@ final class SocketWriter: Sendable {
                 s.offset = 0
                 s.head += 1
             } else {
-                s.waitingSince = .now   // partly taken: the rest waits for room
+                s.waitingSince = .now  // partly taken: the rest waits for room
             }
         }
         s.queue.removeAll(keepingCapacity: true)
@@ -180,7 +193,10 @@ final class SocketWriter: Sendable {
         s.waitingSince = nil
         wake.drained = s.drainWaiters
         s.drainWaiters = []
-        if s.ending, let then = s.onDrained { s.onDrained = nil; wake.then = then }
+        if s.ending, let then = s.onDrained {
+            s.onDrained = nil
+            wake.then = then
+        }
         return wake
     }
 }
@@ -206,10 +222,15 @@ final class SocketPoller: Sendable {
         wakeWrite = ends[1]
         var thread = pthread_t()
         let box = Unmanaged.passRetained(self).toOpaque()
-        let created = pthread_create(&thread, nil, { raw in
-            Unmanaged<SocketPoller>.fromOpaque(raw!).takeRetainedValue().serve()
-            return nil
-        }, box)
+        let created = pthread_create(
+            &thread,
+            nil,
+            { raw in
+                Unmanaged<SocketPoller>.fromOpaque(raw!).takeRetainedValue().serve()
+                return nil
+            },
+            box
+        )
         guard created == 0 else { fatalError("SocketPoller: pthread_create: \(created)") }
         pthread_detach(thread)
     }

@@ -4,7 +4,10 @@ import Varlink
 enum TypedJSON {
     static func object<T: Encodable>(_ value: T) throws -> [String: JSONValue] {
         guard case .object(let object) = try JSONValueEncoder.encode(value) else {
-            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "parameters must encode to a JSON object"))
+            throw EncodingError.invalidValue(
+                value,
+                .init(codingPath: [], debugDescription: "parameters must encode to a JSON object")
+            )
         }
         return object
     }

@@ -63,14 +63,16 @@ public final class VarlinkConnection: Sendable {
     ///     it returns fail.
     /// - Throws: What connecting throws (no such socket, connection refused), or what `body` throws.
     public static func withConnection<Result: Sendable>(
-        to path: String, configuration: Configuration = .init(),
+        to path: String,
+        configuration: Configuration = .init(),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         _ body: (VarlinkConnection) async throws -> Result
     ) async throws -> Result {
         let channel = try await ClientBootstrap(group: group).connect(unixDomainSocketPath: path) { channel in
             channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(
-                    VarlinkFramingHandler(maximumMessageSize: configuration.maximumMessageSize, messageTimeout: nil))
+                    VarlinkFramingHandler(maximumMessageSize: configuration.maximumMessageSize, messageTimeout: nil)
+                )
                 return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
             }
         }
@@ -110,7 +112,10 @@ public final class VarlinkConnection: Sendable {
     }
 
     /// Calls a method with `more: true`: every reply until the one without `continues`.
-    public func callMore(_ method: String, _ parameters: [String: JSONValue] = [:]) -> AsyncThrowingStream<[String: JSONValue], any Error> {
+    public func callMore(
+        _ method: String,
+        _ parameters: [String: JSONValue] = [:]
+    ) -> AsyncThrowingStream<[String: JSONValue], any Error> {
         let replies = send(VarlinkCall(method: method, parameters: parameters, more: true))
         return AsyncThrowingStream { continuation in
             let task = Task {
@@ -138,7 +143,11 @@ public final class VarlinkConnection: Sendable {
     }
 
     /// Typed call: encodes `input`, decodes the reply as `Output`.
-    public func call<Input: Encodable, Output: Decodable>(_ method: String, _ input: Input, as: Output.Type = Output.self) async throws -> Output {
+    public func call<Input: Encodable, Output: Decodable>(
+        _ method: String,
+        _ input: Input,
+        as: Output.Type = Output.self
+    ) async throws -> Output {
         let parameters = try TypedJSON.object(input)
         return try TypedJSON.decode(Output.self, try await call(method, parameters))
     }

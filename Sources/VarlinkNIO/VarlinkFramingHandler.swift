@@ -55,16 +55,26 @@ public final class VarlinkFramingHandler: ChannelInboundHandler {
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !failed else { return }
         var incoming = unwrapInboundIn(data)
-        if buffer == nil { buffer = incoming; scanned = 0 } else { buffer!.writeBuffer(&incoming) }
+        if buffer == nil {
+            buffer = incoming
+            scanned = 0
+        } else {
+            buffer!.writeBuffer(&incoming)
+        }
 
         var completed = false
         while true {
             let unscanned = buffer!.readableBytesView.dropFirst(scanned)
             let nul = unscanned.firstIndex(of: 0)
             examinedBytes += (nul.map { $0 + 1 } ?? unscanned.endIndex) - unscanned.startIndex
-            guard let nul else { scanned = buffer!.readableBytes; break }
+            guard let nul else {
+                scanned = buffer!.readableBytes
+                break
+            }
             let length = nul - buffer!.readerIndex
-            guard length <= maximumMessageSize else { return fail(context, .messageTooLarge(limit: maximumMessageSize)) }
+            guard length <= maximumMessageSize else {
+                return fail(context, .messageTooLarge(limit: maximumMessageSize))
+            }
             let message = buffer!.readSlice(length: length)!
             buffer!.moveReaderIndex(forwardBy: 1)
             scanned = 0
@@ -72,7 +82,9 @@ public final class VarlinkFramingHandler: ChannelInboundHandler {
             context.fireChannelRead(wrapInboundOut(message))
             if failed { return }
         }
-        if buffer!.readableBytes > maximumMessageSize { return fail(context, .messageTooLarge(limit: maximumMessageSize)) }
+        if buffer!.readableBytes > maximumMessageSize {
+            return fail(context, .messageTooLarge(limit: maximumMessageSize))
+        }
         guard charge(buffer!.readableBytes) else { return fail(context, .budgetExceeded(limit: budget!.limit)) }
 
         if buffer!.readableBytes == 0 {
@@ -83,9 +95,13 @@ public final class VarlinkFramingHandler: ChannelInboundHandler {
         } else {
             if buffer!.readerIndex > 64 * 1024 { buffer!.discardReadBytes() }
             // A partial message: its clock starts now, or restarts if another one completed.
-            if completed { timer?.cancel(); timer = nil }
+            if completed {
+                timer?.cancel()
+                timer = nil
+            }
             if timer == nil, let messageTimeout {
-                timer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: messageTimeout) { [weak self] in
+                timer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: messageTimeout) {
+                    [weak self] in
                     guard let self else { return }
                     self.fail(context, .incompleteMessage(timeout: messageTimeout))
                 }

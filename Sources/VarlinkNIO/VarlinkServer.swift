@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
 import UnixSockets
 import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Serves a `VarlinkService` on a Unix socket.
 ///
@@ -79,15 +80,22 @@ public final class VarlinkServer: Sendable {
     ///   - configuration: Limits and socket file permissions.
     ///   - group: The event loops connections run on; each connection stays on one.
     ///   - logger: Refused connections and protocol errors are logged here.
-    public init(service: VarlinkService, address: Address, configuration: Configuration = .init(),
-                group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-                logger: Logger = Logger(label: "varlink.server")) {
+    public init(
+        service: VarlinkService,
+        address: Address,
+        configuration: Configuration = .init(),
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "varlink.server")
+    ) {
         self.service = service
         self.address = address
         self.configuration = configuration
         self.group = group
         self.logger = logger
-        limiter = ConnectionLimiter(maximumTotal: configuration.maximumConnections, maximumPerUID: configuration.maximumConnectionsPerUID)
+        limiter = ConnectionLimiter(
+            maximumTotal: configuration.maximumConnections,
+            maximumPerUID: configuration.maximumConnectionsPerUID
+        )
         budget = MessageBudget(limit: configuration.maximumBufferedMessageBytes)
     }
 
@@ -124,23 +132,36 @@ public final class VarlinkServer: Sendable {
     ///   set; NIO's error if binding fails.
     public func run(onListening: @Sendable () -> Void = {}) async throws {
         let configuration = self.configuration
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { [limiter, logger, accepted, budget] channel in
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = {
+            [limiter, logger, accepted, budget] channel in
             PeerCredentials.of(channel).flatMapThrowing { peer in
                 if let refusal = limiter.acquire(uid: peer?.uid ?? UInt32.max) {
-                    logger.warning("connection refused: limit reached", metadata: [
-                        "limit": "\(refusal == .total ? "total \(limiter.maximumTotal)" : "per uid \(limiter.maximumPerUID)")",
-                        "peer_pid": "\(peer?.pid ?? -1)", "peer_uid": "\(peer?.uid ?? 0)",
-                    ])
+                    logger.warning(
+                        "connection refused: limit reached",
+                        metadata: [
+                            "limit":
+                                "\(refusal == .total ? "total \(limiter.maximumTotal)" : "per uid \(limiter.maximumPerUID)")",
+                            "peer_pid": "\(peer?.pid ?? -1)", "peer_uid": "\(peer?.uid ?? 0)",
+                        ]
+                    )
                     channel.close(promise: nil)
                     return Connection(channel: nil, peer: peer)
                 }
                 channel.closeFuture.whenComplete { _ in limiter.release(uid: peer?.uid ?? UInt32.max) }
-                try channel.syncOptions?.setOption(.writeBufferWaterMark,
-                    value: .init(low: configuration.outputBufferLimit / 2, high: configuration.outputBufferLimit))
+                try channel.syncOptions?.setOption(
+                    .writeBufferWaterMark,
+                    value: .init(low: configuration.outputBufferLimit / 2, high: configuration.outputBufferLimit)
+                )
                 try channel.pipeline.syncOperations.addHandler(
-                    VarlinkFramingHandler(maximumMessageSize: configuration.maximumMessageSize, messageTimeout: configuration.messageTimeout,
-                                          budget: budget))
-                let connection = try accepted.adopt(channel) { try ServerConnection(channel: channel, outputLimit: configuration.outputBufferLimit) }
+                    VarlinkFramingHandler(
+                        maximumMessageSize: configuration.maximumMessageSize,
+                        messageTimeout: configuration.messageTimeout,
+                        budget: budget
+                    )
+                )
+                let connection = try accepted.adopt(channel) {
+                    try ServerConnection(channel: channel, outputLimit: configuration.outputBufferLimit)
+                }
                 if connection == nil { channel.close(promise: nil) }
                 return Connection(channel: connection, peer: peer)
             }
@@ -161,9 +182,14 @@ public final class VarlinkServer: Sendable {
             listening = fd
             createdPath = path
             // The channel owns the descriptor from here on, also when binding fails.
-            do { server = try await bootstrap.bind(fd, childChannelInitializer: initializer) } catch { unlink(path); throw error }
+            do { server = try await bootstrap.bind(fd, childChannelInitializer: initializer) } catch {
+                unlink(path)
+                throw error
+            }
             if chmod(path, configuration.socketMode) != 0 { throw ServerError.system("chmod \(path)", errno) }
-            if let gid = configuration.socketGroup, chown(path, uid_t.max, gid) != 0 { throw ServerError.system("chown \(path)", errno) }
+            if let gid = configuration.socketGroup, chown(path, uid_t.max, gid) != 0 {
+                throw ServerError.system("chown \(path)", errno)
+            }
         case .listeningDescriptor(let fd):
             listening = fd
             server = try await bootstrap.bind(fd, childChannelInitializer: initializer)
@@ -211,7 +237,8 @@ public final class VarlinkServer: Sendable {
     /// One connection: its calls, one at a time, in order.
     private func serve(_ connection: ServerConnection, peer: PeerCredentials?, executor: EventLoopTaskExecutor) async {
         guard accepted.take(connection) else { return }
-        let send: @Sendable (VarlinkReply) async throws -> Void = { reply in try await connection.write(reply.encoded()) }
+        let send: @Sendable (VarlinkReply) async throws -> Void = { reply in try await connection.write(reply.encoded())
+        }
         // A call with more may wait for replies for ever (an observer): when the peer hangs
         // up, cancel it, or it would hold its resources until it next had something to send.
         let streams = StreamCanceller()
@@ -221,19 +248,30 @@ public final class VarlinkServer: Sendable {
                 connection.consumed()
                 let call: VarlinkCall
                 do { call = try VarlinkCall(decoding: message.readableBytesView) } catch {
-                    logger.notice("protocol error; closing the connection", metadata: ["error": "\(error)", "peer_pid": "\(peer?.pid ?? -1)"])
+                    logger.notice(
+                        "protocol error; closing the connection",
+                        metadata: ["error": "\(error)", "peer_pid": "\(peer?.pid ?? -1)"]
+                    )
                     try await send(.error(VarlinkServer.protocolErrorName, ["reason": .string("\(error)")]))
                     break
                 }
                 if Task.isCancelled || connection.isAborted { break }
                 let linger = configuration.disconnectLinger
-                let abort: @Sendable (VarlinkReply) -> Void = { reply in connection.abort(reply.encoded(), linger: linger) }
+                let abort: @Sendable (VarlinkReply) -> Void = { reply in
+                    connection.abort(reply.encoded(), linger: linger)
+                }
                 if call.more {
                     let service = self.service
                     let direct = connection.directWriter
-                    let handler = Task(executorPreference: executor) { await service.handle(call, peer: peer, send: send, disconnect: abort, direct: direct) }
+                    let handler = Task(executorPreference: executor) {
+                        await service.handle(call, peer: peer, send: send, disconnect: abort, direct: direct)
+                    }
                     streams.running(handler)
-                    await withTaskCancellationHandler { await handler.value } onCancel: { handler.cancel() }
+                    await withTaskCancellationHandler {
+                        await handler.value
+                    } onCancel: {
+                        handler.cancel()
+                    }
                     // If the call took the socket: its output is written before the next call's.
                     await connection.handBack()
                 } else {
@@ -242,12 +280,16 @@ public final class VarlinkServer: Sendable {
                 }
             }
         } catch let error as VarlinkFramingHandler.FramingError {
-            let reason = switch error {
-            case .messageTooLarge(let limit): "message larger than \(limit) bytes"
-            case .incompleteMessage(let timeout): "message incomplete after \(timeout.nanoseconds / 1_000_000) ms"
-            case .budgetExceeded(let limit): "unterminated messages of all connections would exceed \(limit) bytes"
-            }
-            logger.notice("closing the connection", metadata: ["reason": "\(reason)", "peer_pid": "\(peer?.pid ?? -1)"])
+            let reason =
+                switch error {
+                case .messageTooLarge(let limit): "message larger than \(limit) bytes"
+                case .incompleteMessage(let timeout): "message incomplete after \(timeout.nanoseconds / 1_000_000) ms"
+                case .budgetExceeded(let limit): "unterminated messages of all connections would exceed \(limit) bytes"
+                }
+            logger.notice(
+                "closing the connection",
+                metadata: ["reason": "\(reason)", "peer_pid": "\(peer?.pid ?? -1)"]
+            )
             try? await send(.error(VarlinkServer.protocolErrorName, ["reason": .string(reason)]))
         } catch {
             logger.debug("connection ended", metadata: ["error": "\(error)"])
@@ -256,7 +298,11 @@ public final class VarlinkServer: Sendable {
             // Cut off by its handler: the connection closes itself once its last word is out
             // (bounded by disconnectLinger) — at once if the server stops.
             let channel = connection.channel
-            await withTaskCancellationHandler { try? await channel.closeFuture.get() } onCancel: { channel.close(promise: nil) }
+            await withTaskCancellationHandler {
+                try? await channel.closeFuture.get()
+            } onCancel: {
+                channel.close(promise: nil)
+            }
         }
         await connection.close()
     }
@@ -270,8 +316,17 @@ public final class VarlinkServer: Sendable {
         do { address = try UnixSocketAddress(path) } catch { throw .address(error) }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .system("socket", errno) }
-        guard address.bind(fd) == 0 else { let code = errno; close(fd); throw .system("bind \(path)", code) }
-        guard listen(fd, listenBacklog) == 0 else { let code = errno; close(fd); unlink(path); throw .system("listen \(path)", code) }
+        guard address.bind(fd) == 0 else {
+            let code = errno
+            close(fd)
+            throw .system("bind \(path)", code)
+        }
+        guard listen(fd, listenBacklog) == 0 else {
+            let code = errno
+            close(fd)
+            unlink(path)
+            throw .system("listen \(path)", code)
+        }
         return fd
     }
 
@@ -295,11 +350,17 @@ final class StreamCanceller: Sendable {
     private let state = Mutex<(task: Task<Void, Never>?, closed: Bool)>((nil, false))
 
     func running(_ task: Task<Void, Never>) {
-        let closed = state.withLock { s in s.task = task; return s.closed }
+        let closed = state.withLock { s in
+            s.task = task
+            return s.closed
+        }
         if closed { task.cancel() }
     }
 
     func peerClosed() {
-        state.withLock { s in s.closed = true; return s.task }?.cancel()
+        state.withLock { s in
+            s.closed = true
+            return s.task
+        }?.cancel()
     }
 }

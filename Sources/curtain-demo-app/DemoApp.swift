@@ -13,14 +13,20 @@ struct DemoApp: AsyncParsableCommand {
         commandName: "curtain-demo-app",
         abstract: "A demo destination app for Curtain.",
         discussion: """
-        Reads CURTAIN_LAUNCH_ID, CURTAIN_SCREEN, CURTAIN_PARAMS and NOTIFY_SOCKET as curtaind \
-        sets them; reports X_CURTAIN_STAGE=skeleton, then content with X_CURTAIN_ELEMENTS (its \
-        logo's frame), then READY=1. With --attach it stays attached to CURTAIN_SOCKET and \
-        shows each delivered route, answering io.curtain.App.Ready (content, then ready).
-        """
+            Reads CURTAIN_LAUNCH_ID, CURTAIN_SCREEN, CURTAIN_PARAMS and NOTIFY_SOCKET as curtaind \
+            sets them; reports X_CURTAIN_STAGE=skeleton, then content with X_CURTAIN_ELEMENTS (its \
+            logo's frame), then READY=1. With --attach it stays attached to CURTAIN_SOCKET and \
+            shows each delivered route, answering io.curtain.App.Ready (content, then ready).
+            """
     )
 
-    @Option(name: .customLong("load"), help: ArgumentHelp("Seconds each screen takes to load: SECONDS or SCREEN=SECONDS (repeatable).", valueName: "spec"))
+    @Option(
+        name: .customLong("load"),
+        help: ArgumentHelp(
+            "Seconds each screen takes to load: SECONDS or SCREEN=SECONDS (repeatable).",
+            valueName: "spec"
+        )
+    )
     var loads: [String] = []
 
     @Option(help: ArgumentHelp("The screen to show (default: CURTAIN_SCREEN).", valueName: "name"))
@@ -49,7 +55,9 @@ struct DemoApp: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let screen = self.screen ?? environment["CURTAIN_SCREEN"] ?? "home"
-        say("cold start: launch \(environment["CURTAIN_LAUNCH_ID"] ?? "?") screen \(screen) params \(environment["CURTAIN_PARAMS"] ?? "{}")")
+        say(
+            "cold start: launch \(environment["CURTAIN_LAUNCH_ID"] ?? "?") screen \(screen) params \(environment["CURTAIN_PARAMS"] ?? "{}")"
+        )
         guard attach, let socket = environment["CURTAIN_SOCKET"], let app = environment["CURTAIN_APP"] else {
             try await coldStart(screen)
             while true { try await Task.sleep(for: .seconds(3600)) }
@@ -94,17 +102,31 @@ struct DemoApp: AsyncParsableCommand {
                         continue
                     }
                     guard case .object(let delivery)? = reply["delivery"], case .int(let launch)? = delivery["launch"],
-                          case .string(let screen)? = delivery["screen"] else { continue }
+                        case .string(let screen)? = delivery["screen"]
+                    else { continue }
                     let hide = Self.names(delivery["hide"])
-                    say("warm start: launch \(launch) screen \(screen)" + (hide == "none" ? "" : " hides \(hide) until revealed"))
+                    say(
+                        "warm start: launch \(launch) screen \(screen)"
+                            + (hide == "none" ? "" : " hides \(hide) until revealed")
+                    )
                     try await Task.sleep(for: .seconds(loadTime(screen) / 4))
                     let elements = try JSONParser.parse(Array(Self.logo.utf8))
-                    _ = try await answers.call("io.curtain.App.Ready", ["launch": .int(launch), "stage": "content",
-                                                                         "status": .string("\(screen): content"), "elements": elements])
+                    _ = try await answers.call(
+                        "io.curtain.App.Ready",
+                        [
+                            "launch": .int(launch), "stage": "content",
+                            "status": .string("\(screen): content"), "elements": elements,
+                        ]
+                    )
                     // Then fully ready, as on a cold start: a launch waits for the stage its
                     // app's `readiness` names, so an app configured for `ready` reveals too.
-                    _ = try await answers.call("io.curtain.App.Ready", ["launch": .int(launch), "stage": "ready",
-                                                                         "status": .string("\(screen): interactive")])
+                    _ = try await answers.call(
+                        "io.curtain.App.Ready",
+                        [
+                            "launch": .int(launch), "stage": "ready",
+                            "status": .string("\(screen): interactive"),
+                        ]
+                    )
                 }
             }
         }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainCore
 import CurtainctlSupport
 import JSON
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Follows curtaind as an ordinary observer (Watch with frames: read access only) and turns
 /// its events into the `Target` the overlay shows. Runs on its own thread with blocking
@@ -49,7 +50,10 @@ final class DaemonWatcher: @unchecked Sendable {
                 reported = false
                 try follow(&client)
             } catch {
-                if !reported { Log.warning("curtaind: \(error); retrying with backoff (up to \(Self.maximumBackoff) s)"); reported = true }
+                if !reported {
+                    Log.warning("curtaind: \(error); retrying with backoff (up to \(Self.maximumBackoff) s)")
+                    reported = true
+                }
             }
             let lost = lostAt ?? now()
             lostAt = lost
@@ -81,29 +85,40 @@ final class DaemonWatcher: @unchecked Sendable {
         Log.info("connected to curtaind at \(client.path)")
         // What is in flight now: after a restart usually nothing (curtaind ends the launches
         // it finds interrupted), so the overlay clears; else it keeps its picture until frames come.
-        if case .int(let usec)? = try calls.call("io.curtain.Launcher.GetStatus")["clock_origin_usec"] { clockOrigin = Double(usec) / 1e6 }
+        if case .int(let usec)? = try calls.call("io.curtain.Launcher.GetStatus")["clock_origin_usec"] {
+            clockOrigin = Double(usec) / 1e6
+        }
         let list = try calls.call("io.curtain.Launcher.List")
         var inFlight: Int64? = nil
         if case .array(let launches)? = list["launches"] {
             for launch in launches {
                 guard case .int(let id)? = launch["id"], case .string(let state)? = launch["state"] else { continue }
-                if Self.inFlight(state) { inFlight = id; break }
+                if Self.inFlight(state) {
+                    inFlight = id
+                    break
+                }
             }
         }
         if let inFlight {
-            if current != inFlight { forget(); current = inFlight }
+            if current != inFlight {
+                forget()
+                current = inFlight
+            }
         } else {
             forget()
             mailbox.publish(.clear)
         }
-        try client.stream("io.curtain.Launcher.Watch", ["frames": .bool(true)]) { reply throws(DaemonClient.ClientError) in
+        try client.stream("io.curtain.Launcher.Watch", ["frames": .bool(true)]) {
+            reply throws(DaemonClient.ClientError) in
             if let event = reply["event"] { try self.handle(event, &calls) }
             return !Mailbox.stopped
         }
         if !Mailbox.stopped { throw .broken("the Watch stream ended") }
     }
 
-    static func inFlight(_ state: String) -> Bool { ["requested", "presenting", "holding", "revealing"].contains(state) }
+    static func inFlight(_ state: String) -> Bool {
+        ["requested", "presenting", "holding", "revealing"].contains(state)
+    }
 
     private func handle(_ event: JSONValue, _ calls: inout DaemonClient) throws(DaemonClient.ClientError) {
         guard case .string(let kind)? = event["kind"], case .int(let launch)? = event["launch"] else { return }
@@ -111,7 +126,10 @@ final class DaemonWatcher: @unchecked Sendable {
         case "state":
             guard case .string(let to)? = event["to"] else { return }
             if Self.inFlight(to) {
-                if current != launch { forget(); current = launch }
+                if current != launch {
+                    forget()
+                    current = launch
+                }
                 if to == "revealing", var frame = lastFrame, !frame.passThrough {
                     frame.passThrough = true
                     lastFrame = frame
@@ -145,9 +163,16 @@ final class DaemonWatcher: @unchecked Sendable {
             var transition = ""
             if case .string(let t)? = event["transition"] { transition = t }
             if case .bool(let f)? = event["final"] { finalSeen = f }
-            let frame = FrameContent(launch: launch, scene: scene.path, sceneHash: scene.hash, textVariant: scene.textVariant,
-                                     values: values, passThrough: transition == "reveal",
-                                     due: clockOrigin.flatMap { origin in event["time"]?.number.map { origin + $0 } }, received: received)
+            let frame = FrameContent(
+                launch: launch,
+                scene: scene.path,
+                sceneHash: scene.hash,
+                textVariant: scene.textVariant,
+                values: values,
+                passThrough: transition == "reveal",
+                due: clockOrigin.flatMap { origin in event["time"]?.number.map { origin + $0 } },
+                received: received
+            )
             lastFrame = frame
             mailbox.publish(.frame(frame))
         default:
@@ -163,7 +188,8 @@ final class DaemonWatcher: @unchecked Sendable {
             guard case .array(let array) = components else { return nil }
             let numbers = array.compactMap(\.number)
             guard numbers.count == array.count, numbers.allSatisfy(\.isFinite),
-                  let value = Value(wireKey: key, components: numbers) else { return nil }
+                let value = Value(wireKey: key, components: numbers)
+            else { return nil }
             values[key] = value
         }
         return values
@@ -171,7 +197,10 @@ final class DaemonWatcher: @unchecked Sendable {
 
     /// The launch's scene: GetScene (docs: SCENE-CONTRACT), else the preset mapping; --scene
     /// overrides the file. Asked once per launch.
-    private func sceneFor(_ launch: Int64, _ calls: inout DaemonClient) throws(DaemonClient.ClientError) -> (path: String, hash: String?, textVariant: Int) {
+    private func sceneFor(
+        _ launch: Int64,
+        _ calls: inout DaemonClient
+    ) throws(DaemonClient.ClientError) -> (path: String, hash: String?, textVariant: Int) {
         if let known = sceneOf[launch] { return known }
         var result: (path: String, hash: String?, textVariant: Int)? = nil
         if !getSceneMissing {
@@ -185,7 +214,9 @@ final class DaemonWatcher: @unchecked Sendable {
                     result = (scenes.explicit ?? path, scenes.explicit == nil ? hash : nil, variant)
                 }
             } catch .daemon(let name, _) where name.hasSuffix("MethodNotFound") {
-                Log.info("curtaind has no GetScene (an older version): scenes from the preset mapping\(scenes.explicit.map { " (--scene \($0))" } ?? "")")
+                Log.info(
+                    "curtaind has no GetScene (an older version): scenes from the preset mapping\(scenes.explicit.map { " (--scene \($0))" } ?? "")"
+                )
                 getSceneMissing = true
             } catch .daemon(let name, _) {
                 Log.warning("launch \(launch): GetScene answered \(name); using the preset mapping")
@@ -194,7 +225,10 @@ final class DaemonWatcher: @unchecked Sendable {
         if result == nil {
             var variant = 0
             if let reply = try? calls.call("io.curtain.Launcher.Get", ["id": .int(launch)]),
-               case .int(let v)? = reply["launch"]?["text_variant"] { variant = Int(v) }
+                case .int(let v)? = reply["launch"]?["text_variant"]
+            {
+                variant = Int(v)
+            }
             result = (scenes.fallback, nil, variant)
         }
         sceneOf[launch] = result!
@@ -212,11 +246,18 @@ struct SceneLocator: Sendable {
     init(explicit: String?, preset: String = "yula-mask-reveal") {
         self.explicit = explicit
         let relative = Presets.scenes[preset] ?? "yula/yula.scene.json"
-        if let explicit { fallback = explicit; return }
-        if let env = getenv("CURTAIN_SCENES") { fallback = String(cString: env) + "/" + relative; return }
+        if let explicit {
+            fallback = explicit
+            return
+        }
+        if let env = getenv("CURTAIN_SCENES") {
+            fallback = String(cString: env) + "/" + relative
+            return
+        }
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        var directory = length > 0 ? String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "."
+        var directory =
+            length > 0 ? String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "."
         var candidates: [String] = []
         while let slash = directory.lastIndex(of: "/"), !directory.isEmpty {
             directory = String(directory[..<slash])

@@ -1,8 +1,9 @@
+import CurtainCore
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CurtainCore
-import Synchronization
 
 /// What the overlay should show now: written by the watcher thread, read by the Wayland loop.
 /// Only the newest picture is kept (a frame that was never shown is simply replaced), and
@@ -70,10 +71,19 @@ final class Mailbox: Sendable {
     var current: Target { target.withLock { $0 } }
 
     /// A full pipe already wakes the reader: a failed write loses nothing.
-    func wake() { var one: UInt8 = 1; _ = write(writeFD, &one, 1) }
-    func drain() { var bytes = [UInt8](repeating: 0, count: 64); while read(fd, &bytes, bytes.count) > 0 {} }
+    func wake() {
+        var one: UInt8 = 1
+        _ = write(writeFD, &one, 1)
+    }
+    func drain() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while read(fd, &bytes, bytes.count) > 0 {}
+    }
 
-    static func wakeForSignal() { var one: UInt8 = 1; _ = write(signalFD, &one, 1) }
+    static func wakeForSignal() {
+        var one: UInt8 = 1
+        _ = write(signalFD, &one, 1)
+    }
 }
 
 /// Seconds on CLOCK_BOOTTIME (curtaind's clock counts from an origin on it).

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import CurtainCore
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `curtain-overlay`: the splash on a Wayland screen. A Varlink observer of curtaind (Watch
 /// with frames) on one thread, the Wayland client on the main thread; the newest wanted
@@ -14,21 +15,36 @@ struct CurtainOverlay: ParsableCommand {
         commandName: "curtain-overlay",
         abstract: "Draws curtaind's launch overlays on a Wayland compositor (WAYLAND_DISPLAY).",
         discussion: """
-        Uses the zwlr_layer_shell_v1 overlay layer (sway, labwc, cage-like kiosks); where the \
-        compositor lacks it, a fullscreen xdg_toplevel (Weston), and says so. Reconnects to curtaind \
-        and to the compositor with backoff. Logs to stderr with syslog priority prefixes (the journal \
-        under systemd). See docs/overlay.md.
-        """,
+            Uses the zwlr_layer_shell_v1 overlay layer (sway, labwc, cage-like kiosks); where the \
+            compositor lacks it, a fullscreen xdg_toplevel (Weston), and says so. Reconnects to curtaind \
+            and to the compositor with backoff. Logs to stderr with syslog priority prefixes (the journal \
+            under systemd). See docs/overlay.md.
+            """,
         version: CurtainVersion.string
     )
 
-    @Option(help: ArgumentHelp("curtaind's socket (default: $CURTAIN_SOCKET, /run/curtain/io.curtain.Launcher, then $XDG_RUNTIME_DIR/curtain/io.curtain.Launcher).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "curtaind's socket (default: $CURTAIN_SOCKET, /run/curtain/io.curtain.Launcher, then $XDG_RUNTIME_DIR/curtain/io.curtain.Launcher).",
+            valueName: "path"
+        )
+    )
     var socket: String?
 
-    @Option(help: ArgumentHelp("Draw every launch over this scene file, whatever curtaind says (GetScene).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Draw every launch over this scene file, whatever curtaind says (GetScene).",
+            valueName: "file"
+        )
+    )
     var scene: String?
 
-    @Option(help: ArgumentHelp("Append a line per committed frame: when it was due and when it was committed (CLOCK_BOOTTIME seconds), the CPU seconds drawing it took, then when it was received, drawing started, rendered and copied (make bench).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Append a line per committed frame: when it was due and when it was committed (CLOCK_BOOTTIME seconds), the CPU seconds drawing it took, then when it was received, drawing started, rendered and copied (make bench).",
+            valueName: "file"
+        )
+    )
     var trace: String?
 
     func validate() throws {
@@ -47,11 +63,16 @@ struct CurtainOverlay: ParsableCommand {
         thread.start()
         // Stops on SIGTERM/SIGINT: the compositor loop sees the flag at its next wake-up.
         for s in [SIGTERM, SIGINT] {
-            signal(s) { _ in Mailbox.stopRequested.store(1, ordering: .relaxed); Mailbox.wakeForSignal() }
+            signal(s) { _ in
+                Mailbox.stopRequested.store(1, ordering: .relaxed)
+                Mailbox.wakeForSignal()
+            }
         }
         let display = OverlayDisplay(mailbox: mailbox)
         if let trace {
-            guard let file = fopen(trace, "a") else { throw ValidationError("--trace \(trace): \(String(cString: strerror(errno)))") }
+            guard let file = fopen(trace, "a") else {
+                throw ValidationError("--trace \(trace): \(String(cString: strerror(errno)))")
+            }
             display.trace = file
         }
         display.run()

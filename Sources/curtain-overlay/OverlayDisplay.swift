@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CWaylandClient
 import CWaylandProtocols
 import CurtainCore
 import CurtainRender
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The Wayland side: one surface on the overlay layer (or a fullscreen toplevel), wl_shm
 /// buffers at the output's scale, and the newest `Target` drawn the moment it arrives.
@@ -72,7 +73,10 @@ final class OverlayDisplay {
         let name: UInt32
         var scale = 1
         var pendingScale = 1
-        init(proxy: OpaquePointer, name: UInt32) { self.proxy = proxy; self.name = name }
+        init(proxy: OpaquePointer, name: UInt32) {
+            self.proxy = proxy
+            self.name = name
+        }
     }
     var outputs: [Output] = []
     /// The outputs the surface is on (wl_surface.enter, .leave).
@@ -115,7 +119,9 @@ final class OverlayDisplay {
     init(mailbox: Mailbox) { self.mailbox = mailbox }
 
     var me: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
-    static func from(_ data: UnsafeMutableRawPointer?) -> OverlayDisplay { Unmanaged<OverlayDisplay>.fromOpaque(data!).takeUnretainedValue() }
+    static func from(_ data: UnsafeMutableRawPointer?) -> OverlayDisplay {
+        Unmanaged<OverlayDisplay>.fromOpaque(data!).takeUnretainedValue()
+    }
 
     /// Connects, draws until the compositor goes away, and connects again with backoff.
     func run() {
@@ -129,9 +135,13 @@ final class OverlayDisplay {
                 let error = wl_display_get_error(connection)
                 teardown()
                 if Mailbox.stopped { break }
-                Log.warning("lost the Wayland compositor \(name)\(error != 0 ? " (\(String(cString: strerror(error))))" : ""); reconnecting")
+                Log.warning(
+                    "lost the Wayland compositor \(name)\(error != 0 ? " (\(String(cString: strerror(error))))" : ""); reconnecting"
+                )
             } else {
-                Log.error("cannot connect to the Wayland compositor \(name) (XDG_RUNTIME_DIR=\(getenv("XDG_RUNTIME_DIR").map { String(cString: $0) } ?? "unset")): \(String(cString: strerror(errno))); retrying in \(backoff) s")
+                Log.error(
+                    "cannot connect to the Wayland compositor \(name) (XDG_RUNTIME_DIR=\(getenv("XDG_RUNTIME_DIR").map { String(cString: $0) } ?? "unset")): \(String(cString: strerror(errno))); retrying in \(backoff) s"
+                )
             }
             wait(seconds: backoff)
             backoff = min(backoff * 2, Self.maximumBackoff)
@@ -168,14 +178,29 @@ final class OverlayDisplay {
             }
             var wantsOut: Int16 = 0
             if wl_display_flush(display) < 0 {
-                if errno == EAGAIN { wantsOut = Int16(POLLOUT) } else { wl_display_cancel_read(display); return shown }
+                if errno == EAGAIN {
+                    wantsOut = Int16(POLLOUT)
+                } else {
+                    wl_display_cancel_read(display)
+                    return shown
+                }
             }
             var timeout: Int32 = -1
-            if let oldest = frameCallbacks.first { timeout = Int32(max(1, (oldest.requested + Self.frameCallbackTimeout - now()) * 1000)) }
-            if !failedScenes.isEmpty { timeout = timeout < 0 ? Int32(Self.sceneRetry * 1000) : min(timeout, Int32(Self.sceneRetry * 1000)) }
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN) | wantsOut, revents: 0), pollfd(fd: mailbox.fd, events: Int16(POLLIN), revents: 0)]
+            if let oldest = frameCallbacks.first {
+                timeout = Int32(max(1, (oldest.requested + Self.frameCallbackTimeout - now()) * 1000))
+            }
+            if !failedScenes.isEmpty {
+                timeout = timeout < 0 ? Int32(Self.sceneRetry * 1000) : min(timeout, Int32(Self.sceneRetry * 1000))
+            }
+            var fds = [
+                pollfd(fd: fd, events: Int16(POLLIN) | wantsOut, revents: 0),
+                pollfd(fd: mailbox.fd, events: Int16(POLLIN), revents: 0),
+            ]
             let n = poll(&fds, 2, timeout)
-            if n < 0, errno != EINTR { wl_display_cancel_read(display); return shown }
+            if n < 0, errno != EINTR {
+                wl_display_cancel_read(display)
+                return shown
+            }
             if n > 0, fds[0].revents & Int16(POLLIN) != 0 {
                 if wl_display_read_events(display) < 0 { return shown }
             } else {
@@ -216,7 +241,9 @@ final class OverlayDisplay {
             zwlr_layer_surface_v1_set_size(layerSurface, 0, 0)
         } else if let wmBase {
             if !warnedFallback {
-                Log.warning("the compositor has no zwlr_layer_shell_v1 (layer-shell): falling back to a fullscreen xdg_toplevel, which other windows may cover and which may take the keyboard")
+                Log.warning(
+                    "the compositor has no zwlr_layer_shell_v1 (layer-shell): falling back to a fullscreen xdg_toplevel, which other windows may cover and which may take the keyboard"
+                )
                 warnedFallback = true
             }
             xdgSurface = xdg_wm_base_get_xdg_surface(wmBase, surface)
@@ -245,7 +272,10 @@ final class OverlayDisplay {
         if let toplevel { xdg_toplevel_destroy(toplevel) }
         if let xdgSurface { xdg_surface_destroy(xdgSurface) }
         if let surface { wl_surface_destroy(surface) }
-        layerSurface = nil; toplevel = nil; xdgSurface = nil; surface = nil
+        layerSurface = nil
+        toplevel = nil
+        xdgSurface = nil
+        surface = nil
         configured = false
         committedScale = 1
         entered = []
@@ -260,11 +290,20 @@ final class OverlayDisplay {
         if let shm { wl_shm_destroy(shm) }
         if let compositor { wl_compositor_destroy(compositor) }
         if let registry { wl_registry_destroy(registry) }
-        layerShell = nil; wmBase = nil; shm = nil; compositor = nil; registry = nil
+        layerShell = nil
+        wmBase = nil
+        shm = nil
+        compositor = nil
+        registry = nil
         if let display { wl_display_disconnect(display) }
         display = nil
         // What was drawn belonged to that connection's buffers.
-        kept = nil; keptFor = nil; lastValues = nil; drawnGeneration = -1; showingClear = false; scale = 1
+        kept = nil
+        keptFor = nil
+        lastValues = nil
+        drawnGeneration = -1
+        showingClear = false
+        scale = 1
     }
 
     // MARK: events
@@ -272,7 +311,7 @@ final class OverlayDisplay {
     func global(_ registry: OpaquePointer?, _ name: UInt32, _ interface: String, _ version: UInt32) {
         switch interface {
         case "wl_compositor":
-            compositorVersion = min(version, 4)   // 3: set_buffer_scale, 4: damage_buffer
+            compositorVersion = min(version, 4)  // 3: set_buffer_scale, 4: damage_buffer
             compositor = OpaquePointer(wl_registry_bind(registry, name, Interfaces.compositor, compositorVersion))
         case "wl_shm":
             shm = OpaquePointer(wl_registry_bind(registry, name, Interfaces.shm, 1))
@@ -281,7 +320,7 @@ final class OverlayDisplay {
         case "xdg_wm_base":
             wmBase = OpaquePointer(wl_registry_bind(registry, name, Interfaces.wmBase, 1))
             xdg_wm_base_add_listener(wmBase, Listeners.wmBase, me)
-        case "wl_output" where version >= 2:   // 2: scale and done
+        case "wl_output" where version >= 2:  // 2: scale and done
             guard let proxy = OpaquePointer(wl_registry_bind(registry, name, Interfaces.output, 2)) else { return }
             outputs.append(Output(proxy: proxy, name: name))
             wl_output_add_listener(proxy, Listeners.output, me)
@@ -306,7 +345,9 @@ final class OverlayDisplay {
     }
 
     func outputDone(_ proxy: OpaquePointer?) {
-        guard let output = outputs.first(where: { $0.proxy == proxy }), output.scale != output.pendingScale else { return }
+        guard let output = outputs.first(where: { $0.proxy == proxy }), output.scale != output.pendingScale else {
+            return
+        }
         output.scale = output.pendingScale
         updateScale()
     }
@@ -323,11 +364,13 @@ final class OverlayDisplay {
     func updateScale() {
         let on = outputs.filter { entered.contains($0.proxy) }
         var wanted = (on.isEmpty ? outputs : on).map(\.scale).max() ?? 1
-        if compositorVersion < 3 { wanted = 1 }   // no set_buffer_scale
+        if compositorVersion < 3 { wanted = 1 }  // no set_buffer_scale
         let limit = SceneRenderer.Limits.outputDimension
         if width > 0, height > 0, width * wanted > limit || height * wanted > limit {
             let fits = max(1, min(limit / width, limit / height))
-            Log.warning("scale \(wanted) would make a \(width * wanted)×\(height * wanted) buffer, over \(limit) pixels a side: drawing at scale \(fits) (the compositor scales it up)")
+            Log.warning(
+                "scale \(wanted) would make a \(width * wanted)×\(height * wanted) buffer, over \(limit) pixels a side: drawing at scale \(fits) (the compositor scales it up)"
+            )
             wanted = fits
         }
         guard wanted != scale else { return }
@@ -339,8 +382,12 @@ final class OverlayDisplay {
     }
 
     func configure(width: Int, height: Int) {
-        guard width > 0, height > 0, width <= SceneRenderer.Limits.outputDimension, height <= SceneRenderer.Limits.outputDimension else {
-            Log.error("the compositor proposes a \(width)×\(height) surface, outside 1…\(SceneRenderer.Limits.outputDimension): ignored")
+        guard width > 0, height > 0, width <= SceneRenderer.Limits.outputDimension,
+            height <= SceneRenderer.Limits.outputDimension
+        else {
+            Log.error(
+                "the compositor proposes a \(width)×\(height) surface, outside 1…\(SceneRenderer.Limits.outputDimension): ignored"
+            )
             return
         }
         if width != self.width || height != self.height || !configured {
@@ -348,8 +395,10 @@ final class OverlayDisplay {
             self.height = height
             configured = true
             let before = scale
-            updateScale()   // the new size may not fit the current scale
-            Log.info("surface \(width)×\(height)\(layerShell != nil ? " on the overlay layer" : " (fullscreen toplevel)")\(scale > 1 ? " at scale \(scale) (\(pixelWidth)×\(pixelHeight) pixels)" : "")")
+            updateScale()  // the new size may not fit the current scale
+            Log.info(
+                "surface \(width)×\(height)\(layerShell != nil ? " on the overlay layer" : " (fullscreen toplevel)")\(scale > 1 ? " at scale \(scale) (\(pixelWidth)×\(pixelHeight) pixels)" : "")"
+            )
             if scale == before { resize() }
         }
         configured = true
@@ -388,7 +437,9 @@ final class OverlayDisplay {
     func draw(_ target: Target) {
         if buffers.isEmpty {
             do {
-                for _ in 0..<Self.bufferCount { buffers.append(try ShmBuffer(shm: shm!, width: pixelWidth, height: pixelHeight)) }
+                for _ in 0..<Self.bufferCount {
+                    buffers.append(try ShmBuffer(shm: shm!, width: pixelWidth, height: pixelHeight))
+                }
             } catch {
                 Log.error("cannot allocate a \(pixelWidth)×\(pixelHeight) shm buffer: \(error)")
                 return
@@ -397,7 +448,9 @@ final class OverlayDisplay {
         // The buffer already drawn (not attached yet) is drawn again; else one the compositor
         // does not hold; else a third, if the limit allows; else a release wakes us.
         var buffer = ready?.buffer ?? buffers.first { !$0.busy }
-        if buffer == nil, buffers.count < Self.maximumBuffers, let extra = try? ShmBuffer(shm: shm!, width: pixelWidth, height: pixelHeight) {
+        if buffer == nil, buffers.count < Self.maximumBuffers,
+            let extra = try? ShmBuffer(shm: shm!, width: pixelWidth, height: pixelHeight)
+        {
             buffers.append(extra)
             buffer = extra
         }
@@ -413,13 +466,24 @@ final class OverlayDisplay {
         }
         drawnGeneration = target.generation
         let wantsPassThrough: Bool
-        if case .frame(let f) = target.content, !showingClear { wantsPassThrough = f.passThrough } else { wantsPassThrough = true }
+        if case .frame(let f) = target.content, !showingClear {
+            wantsPassThrough = f.passThrough
+        } else {
+            wantsPassThrough = true
+        }
         guard damage != nil || wantsPassThrough != (ready?.passThrough ?? passThrough) else { return }
         buffer.fill(from: kept)
         needsFull = false
         var timing: Timing? = nil
         if trace != nil, case .frame(let f) = target.content, let due = f.due {
-            timing = Timing(due: due, received: f.received ?? start, start: start, rendered: rendered, copied: bootTime(), cpu: threadCPUTime() - cpuStart)
+            timing = Timing(
+                due: due,
+                received: f.received ?? start,
+                start: start,
+                rendered: rendered,
+                copied: bootTime(),
+                cpu: threadCPUTime() - cpuStart
+            )
         }
         // Damage since the last commit: a frame drawn over an uncommitted one adds to its damage.
         var accumulated = ready?.damage
@@ -438,7 +502,7 @@ final class OverlayDisplay {
                 wl_surface_set_input_region(surface, region)
                 wl_region_destroy(region)
             } else {
-                wl_surface_set_input_region(surface, nil)   // all of it: the splash takes the input
+                wl_surface_set_input_region(surface, nil)  // all of it: the splash takes the input
             }
             passThrough = drawn.passThrough
         }
@@ -452,8 +516,15 @@ final class OverlayDisplay {
                 wl_surface_damage_buffer(surface, Int32(d.x), Int32(d.y), Int32(d.width), Int32(d.height))
             } else {
                 // Surface coordinates: the buffer's pixels divided by the scale, rounded outwards.
-                let x = d.x / scale, y = d.y / scale
-                wl_surface_damage(surface, Int32(x), Int32(y), Int32((d.x + d.width + scale - 1) / scale - x), Int32((d.y + d.height + scale - 1) / scale - y))
+                let x = d.x / scale
+                let y = d.y / scale
+                wl_surface_damage(
+                    surface,
+                    Int32(x),
+                    Int32(y),
+                    Int32((d.x + d.width + scale - 1) / scale - x),
+                    Int32((d.y + d.height + scale - 1) / scale - y)
+                )
             }
         }
         if let callback = wl_surface_frame(surface) {
@@ -505,7 +576,12 @@ final class OverlayDisplay {
                 keptFor = wanted
                 lastValues = nil
             }
-            let damage = try renderer.render(values: frame.values, into: kept!, previous: lastValues, textVariant: frame.textVariant)
+            let damage = try renderer.render(
+                values: frame.values,
+                into: kept!,
+                previous: lastValues,
+                textVariant: frame.textVariant
+            )
             lastValues = frame.values
             if showingClear {
                 showingClear = false
@@ -527,7 +603,8 @@ final class OverlayDisplay {
         if let failed = failedScenes[key], now() < failed.retry { return nil }
         do {
             let renderer = try SceneRenderer(sceneFile: frame.scene)
-            renderers = renderers.filter { $0.key.hasPrefix(frame.scene + "#") == false }   // an older version of the file
+            // an older version of the file
+            renderers = renderers.filter { $0.key.hasPrefix(frame.scene + "#") == false }
             renderers[key] = renderer
             failedScenes[key] = nil
             Log.info("launch \(frame.launch): scene \(frame.scene)")
@@ -535,20 +612,30 @@ final class OverlayDisplay {
         } catch {
             let delay = min((failedScenes[key]?.delay ?? Self.sceneRetry / 2) * 2, Self.maximumBackoff * 8)
             failedScenes[key] = (now() + delay, delay)
-            Log.error("launch \(frame.launch): the scene does not load: \(error.message); clearing the overlay, trying again in \(delay) s")
+            Log.error(
+                "launch \(frame.launch): the scene does not load: \(error.message); clearing the overlay, trying again in \(delay) s"
+            )
             return nil
         }
     }
 
     /// Frames naming layers the scene lacks are drawn without them, said once per launch.
     func checkLayers(_ frame: FrameContent, _ renderer: SceneRenderer) {
-        guard !checkedLaunches.contains(frame.launch), let scene = try? renderer.scene(width: pixelWidth, height: pixelHeight) else { return }
+        guard !checkedLaunches.contains(frame.launch),
+            let scene = try? renderer.scene(width: pixelWidth, height: pixelHeight)
+        else { return }
         checkedLaunches.insert(frame.launch)
         var known = Set<String>()
-        for layer in scene.allLayers { known.insert(layer.id); if let by = layer.animatedBy { known.insert(by) } }
-        let unknown = Set(frame.values.keys.compactMap { key in key.split(separator: ".").first.map(String.init) }).subtracting(known)
+        for layer in scene.allLayers {
+            known.insert(layer.id)
+            if let by = layer.animatedBy { known.insert(by) }
+        }
+        let unknown = Set(frame.values.keys.compactMap { key in key.split(separator: ".").first.map(String.init) })
+            .subtracting(known)
         if !unknown.isEmpty {
-            Log.warning("launch \(frame.launch): frames animate layers \(unknown.sorted().joined(separator: ", ")) that \(frame.scene) lacks; drawn without them")
+            Log.warning(
+                "launch \(frame.launch): frames animate layers \(unknown.sorted().joined(separator: ", ")) that \(frame.scene) lacks; drawn without them"
+            )
         }
     }
 }
@@ -572,13 +659,22 @@ final class ShmBuffer {
         let fd = curtain_shm_file("curtain-overlay")
         guard fd >= 0 else { throw Failure(description: "memfd: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        guard ftruncate(fd, off_t(size)) == 0 else { throw Failure(description: "ftruncate: \(String(cString: strerror(errno)))") }
+        guard ftruncate(fd, off_t(size)) == 0 else {
+            throw Failure(description: "ftruncate: \(String(cString: strerror(errno)))")
+        }
         guard let map = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), map != MAP_FAILED else {
             throw Failure(description: "mmap: \(String(cString: strerror(errno)))")
         }
         data = map
         let pool = wl_shm_create_pool(shm, fd, Int32(size))
-        buffer = wl_shm_pool_create_buffer(pool, 0, Int32(width), Int32(height), Int32(stride), 0 /* WL_SHM_FORMAT_ARGB8888 */)
+        buffer = wl_shm_pool_create_buffer(
+            pool,
+            0,
+            Int32(width),
+            Int32(height),
+            Int32(stride),
+            0  // WL_SHM_FORMAT_ARGB8888
+        )
         wl_shm_pool_destroy(pool)
         pending = PixelRect(x: 0, y: 0, width: width, height: height)
         wl_buffer_add_listener(buffer, Listeners.buffer, Unmanaged.passUnretained(self).toOpaque())
@@ -586,12 +682,19 @@ final class ShmBuffer {
 
     /// Copies what this buffer lacks from `image` (nil: transparent).
     func fill(from image: Image?) {
-        guard let rect = pending?.intersection(PixelRect(x: 0, y: 0, width: width, height: height)), !rect.isEmpty else { pending = nil; return }
+        guard let rect = pending?.intersection(PixelRect(x: 0, y: 0, width: width, height: height)), !rect.isEmpty
+        else {
+            pending = nil
+            return
+        }
         pending = nil
         if let image, image.width == width, image.height == height {
             image.withUnsafePixels { source, sourceStride in
                 for y in rect.y..<(rect.y + rect.height) {
-                    (data + y * stride + rect.x * 4).copyMemory(from: source + y * sourceStride + rect.x * 4, byteCount: rect.width * 4)
+                    (data + y * stride + rect.x * 4).copyMemory(
+                        from: source + y * sourceStride + rect.x * 4,
+                        byteCount: rect.width * 4
+                    )
                 }
             }
         } else {

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CWaylandClient
 import CWaylandProtocols
 import Foundation
 import UnixSockets
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // curtain-test-window [RRGGBB] [--ready-fifo PATH]: the overlay tests' stand-in app. A
 // fullscreen xdg_toplevel of one opaque colour that prints, one line each, "mapped WxH" once
@@ -34,26 +35,36 @@ final class TestWindow: @unchecked Sendable {
 
     init(color: UInt32) { self.color = color }
 
-    static func from(_ data: UnsafeMutableRawPointer?) -> TestWindow { Unmanaged<TestWindow>.fromOpaque(data!).takeUnretainedValue() }
+    static func from(_ data: UnsafeMutableRawPointer?) -> TestWindow {
+        Unmanaged<TestWindow>.fromOpaque(data!).takeUnretainedValue()
+    }
     var me: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
-    func say(_ line: String) { var bytes = Array((line + "\n").utf8); _ = write(1, &bytes, bytes.count) }
+    func say(_ line: String) {
+        var bytes = Array((line + "\n").utf8)
+        _ = write(1, &bytes, bytes.count)
+    }
 
     func draw(width: Int, height: Int) {
         guard width > 0, height > 0, (width, height) != size || buffer == nil else { return }
         size = (width, height)
-        let stride = width * 4, bytes = stride * height
+        let stride = width * 4
+        let bytes = stride * height
         let fd = curtain_shm_file("curtain-test-window")
         defer { close(fd) }
-        guard fd >= 0, ftruncate(fd, off_t(bytes)) == 0, let map = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), map != MAP_FAILED else {
-            say("error: no shm buffer"); exit(1)
+        guard fd >= 0, ftruncate(fd, off_t(bytes)) == 0,
+            let map = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), map != MAP_FAILED
+        else {
+            say("error: no shm buffer")
+            exit(1)
         }
         let pixels = map.bindMemory(to: UInt32.self, capacity: width * height)
         for i in 0..<(width * height) { pixels[i] = 0xFF00_0000 | color }
         munmap(map, bytes)
         let pool = wl_shm_create_pool(shm, fd, Int32(bytes))
         if let buffer { wl_buffer_destroy(buffer) }
-        buffer = wl_shm_pool_create_buffer(pool, 0, Int32(width), Int32(height), Int32(stride), 1 /* XRGB8888 */)
+        // The last argument is WL_SHM_FORMAT_XRGB8888.
+        buffer = wl_shm_pool_create_buffer(pool, 0, Int32(width), Int32(height), Int32(stride), 1)
         wl_shm_pool_destroy(pool)
         wl_surface_attach(surface, buffer, 0, 0)
         wl_surface_damage(surface, 0, 0, Int32(width), Int32(height))
@@ -73,7 +84,9 @@ final class TestWindow: @unchecked Sendable {
 
 /// sd_notify's READY=1 on $NOTIFY_SOCKET (a datagram; "@" starts an abstract address).
 func notifyReady() -> String {
-    guard let path = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }), !path.isEmpty else { return "no NOTIFY_SOCKET" }
+    guard let path = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }), !path.isEmpty else {
+        return "no NOTIFY_SOCKET"
+    }
     let address: UnixSocketAddress
     do { address = try UnixSocketAddress(path) } catch { return "NOTIFY_SOCKET: \(error)" }
     let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -83,7 +96,10 @@ func notifyReady() -> String {
     return (sent == message.count ? "notified READY=1" : "notify failed: \(String(cString: strerror(errno)))")
 }
 
-func complain(_ message: String) { var bytes = Array(message.utf8); _ = write(2, &bytes, bytes.count) }
+func complain(_ message: String) {
+    var bytes = Array(message.utf8)
+    _ = write(2, &bytes, bytes.count)
+}
 
 func listener<T>(_ value: T) -> UnsafeMutablePointer<T> {
     let p = UnsafeMutablePointer<T>.allocate(capacity: 1)
@@ -108,52 +124,77 @@ guard let display = wl_display_connect(nil) else {
     exit(1)
 }
 
-let pointerListener = listener(wl_pointer_listener(
-    enter: { data, _, _, _, x, y in TestWindow.from(data).pointerAt = (wl_fixed_to_double(x), wl_fixed_to_double(y)) },
-    leave: { _, _, _, _ in },
-    motion: { data, _, _, x, y in TestWindow.from(data).pointerAt = (wl_fixed_to_double(x), wl_fixed_to_double(y)) },
-    button: { data, _, _, _, _, state in
-        let w = TestWindow.from(data)
-        if state == 1 { w.say("click \(Int(w.pointerAt.0)) \(Int(w.pointerAt.1))") }
-    },
-    axis: { _, _, _, _, _ in }, frame: { _, _ in }, axis_source: { _, _, _ in }, axis_stop: { _, _, _, _ in },
-    axis_discrete: { _, _, _, _ in }, axis_value120: { _, _, _, _ in }))
-let seatListener = listener(wl_seat_listener(
-    capabilities: { data, seat, capabilities in
-        let w = TestWindow.from(data)
-        if capabilities & 1 != 0, w.pointer == nil {   // WL_SEAT_CAPABILITY_POINTER
-            w.pointer = wl_seat_get_pointer(seat)
-            wl_pointer_add_listener(w.pointer, pointerListener, data)
-        }
-    },
-    name: { _, _, _ in }))
+let pointerListener = listener(
+    wl_pointer_listener(
+        enter: { data, _, _, _, x, y in TestWindow.from(data).pointerAt = (wl_fixed_to_double(x), wl_fixed_to_double(y))
+        },
+        leave: { _, _, _, _ in },
+        motion: { data, _, _, x, y in TestWindow.from(data).pointerAt = (wl_fixed_to_double(x), wl_fixed_to_double(y))
+        },
+        button: { data, _, _, _, _, state in
+            let w = TestWindow.from(data)
+            if state == 1 { w.say("click \(Int(w.pointerAt.0)) \(Int(w.pointerAt.1))") }
+        },
+        axis: { _, _, _, _, _ in },
+        frame: { _, _ in },
+        axis_source: { _, _, _ in },
+        axis_stop: { _, _, _, _ in },
+        axis_discrete: { _, _, _, _ in },
+        axis_value120: { _, _, _, _ in }
+    )
+)
+let seatListener = listener(
+    wl_seat_listener(
+        capabilities: { data, seat, capabilities in
+            let w = TestWindow.from(data)
+            if capabilities & 1 != 0, w.pointer == nil {  // WL_SEAT_CAPABILITY_POINTER
+                w.pointer = wl_seat_get_pointer(seat)
+                wl_pointer_add_listener(w.pointer, pointerListener, data)
+            }
+        },
+        name: { _, _, _ in }
+    )
+)
 let wmBaseListener = listener(xdg_wm_base_listener(ping: { _, base, serial in xdg_wm_base_pong(base, serial) }))
-let registryListener = listener(wl_registry_listener(
-    global: { data, registry, name, interface, version in
-        let w = TestWindow.from(data)
-        switch String(cString: interface!) {
-        case "wl_compositor": w.compositor = OpaquePointer(wl_registry_bind(registry, name, curtain_wl_compositor_interface(), 1))
-        case "wl_shm": w.shm = OpaquePointer(wl_registry_bind(registry, name, curtain_wl_shm_interface(), 1))
-        case "xdg_wm_base": w.wmBase = OpaquePointer(wl_registry_bind(registry, name, curtain_xdg_wm_base_interface(), 1))
-        case "zwlr_virtual_pointer_manager_v1":
-            w.virtualPointers = OpaquePointer(wl_registry_bind(registry, name, curtain_zwlr_virtual_pointer_manager_v1_interface(), 1))
-        case "wl_seat":
-            w.seat = OpaquePointer(wl_registry_bind(registry, name, curtain_wl_seat_interface(), min(version, 5)))
-            wl_seat_add_listener(w.seat, seatListener, data)
-        default: break
-        }
-    },
-    global_remove: { _, _, _ in }))
-let toplevelListener = listener(xdg_toplevel_listener(
-    configure: { data, _, width, height, _ in TestWindow.from(data).proposed = (Int(width), Int(height)) },
-    close: { _, _ in exit(0) },
-    configure_bounds: { _, _, _, _ in }, wm_capabilities: { _, _, _ in }))
-let xdgSurfaceListener = listener(xdg_surface_listener(
-    configure: { data, xdgSurface, serial in
-        xdg_surface_ack_configure(xdgSurface, serial)
-        let w = TestWindow.from(data)
-        w.draw(width: w.proposed.0 > 0 ? w.proposed.0 : 640, height: w.proposed.1 > 0 ? w.proposed.1 : 480)
-    }))
+let registryListener = listener(
+    wl_registry_listener(
+        global: { data, registry, name, interface, version in
+            let w = TestWindow.from(data)
+            switch String(cString: interface!) {
+            case "wl_compositor":
+                w.compositor = OpaquePointer(wl_registry_bind(registry, name, curtain_wl_compositor_interface(), 1))
+            case "wl_shm": w.shm = OpaquePointer(wl_registry_bind(registry, name, curtain_wl_shm_interface(), 1))
+            case "xdg_wm_base":
+                w.wmBase = OpaquePointer(wl_registry_bind(registry, name, curtain_xdg_wm_base_interface(), 1))
+            case "zwlr_virtual_pointer_manager_v1":
+                w.virtualPointers = OpaquePointer(
+                    wl_registry_bind(registry, name, curtain_zwlr_virtual_pointer_manager_v1_interface(), 1)
+                )
+            case "wl_seat":
+                w.seat = OpaquePointer(wl_registry_bind(registry, name, curtain_wl_seat_interface(), min(version, 5)))
+                wl_seat_add_listener(w.seat, seatListener, data)
+            default: break
+            }
+        },
+        global_remove: { _, _, _ in }
+    )
+)
+let toplevelListener = listener(
+    xdg_toplevel_listener(
+        configure: { data, _, width, height, _ in TestWindow.from(data).proposed = (Int(width), Int(height)) },
+        close: { _, _ in exit(0) },
+        configure_bounds: { _, _, _, _ in },
+        wm_capabilities: { _, _, _ in }
+    )
+)
+let xdgSurfaceListener = listener(
+    xdg_surface_listener(
+        configure: { data, xdgSurface, serial in
+            xdg_surface_ack_configure(xdgSurface, serial)
+            let w = TestWindow.from(data)
+            w.draw(width: w.proposed.0 > 0 ? w.proposed.0 : 640, height: w.proposed.1 > 0 ? w.proposed.1 : 480)
+        })
+)
 
 let registry = wl_display_get_registry(display)
 wl_registry_add_listener(registry, registryListener, window.me)

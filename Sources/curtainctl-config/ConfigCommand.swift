@@ -1,6 +1,6 @@
 import ArgumentParser
-import CurtainctlSupport
 import CurtainConfig
+import CurtainctlSupport
 
 /// `curtainctl config check`: validate a configuration file the way curtaind will read it.
 struct ConfigCommand: ParsableCommand {
@@ -14,9 +14,9 @@ struct ConfigCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check a configuration file: every problem, with file:line:column.",
             discussion: """
-            Without PATH, checks \(Configuration.defaultPath) (or reports that the built-in \
-            defaults apply when it does not exist). Exit status: 0 valid, 1 invalid, 2 unreadable.
-            """
+                Without PATH, checks \(Configuration.defaultPath) (or reports that the built-in \
+                defaults apply when it does not exist). Exit status: 0 valid, 1 invalid, 2 unreadable.
+                """
         )
 
         @Argument(help: ArgumentHelp("The file to check.", valueName: "path"))
@@ -39,9 +39,9 @@ struct PolkitRuleCommand: ParsableCommand {
         commandName: "polkit-rule",
         abstract: "Print the polkit rule that lets curtaind manage exactly the configuration's units.",
         discussion: """
-        Install it as /etc/polkit-1/rules.d/50-curtain.rules (it overrides the one in \
-        /usr/share/polkit-1/rules.d that make install generated from the shipped configuration).
-        """
+            Install it as /etc/polkit-1/rules.d/50-curtain.rules (it overrides the one in \
+            /usr/share/polkit-1/rules.d that make install generated from the shipped configuration).
+            """
     )
 
     @Argument(help: ArgumentHelp("The configuration file.", valueName: "path"))
@@ -52,7 +52,8 @@ struct PolkitRuleCommand: ParsableCommand {
 
     func run() throws {
         let file = path ?? Configuration.defaultPath
-        let configuration = try loadConfiguration(file, explicit: path != nil, command: "config polkit-rule") ?? Configuration()
+        let configuration =
+            try loadConfiguration(file, explicit: path != nil, command: "config polkit-rule") ?? Configuration()
         print(PolkitRule.text(for: configuration, user: user, source: file), terminator: "")
     }
 }
@@ -72,7 +73,10 @@ func loadConfiguration(_ file: String, explicit: Bool, command: String) throws -
     } catch {
         var stderr = StandardError()
         for problem in error.errors { print(problem, to: &stderr) }
-        print("curtainctl \(command): \(file) has \(error.errors.count) problem\(error.errors.count == 1 ? "" : "s")", to: &stderr)
+        print(
+            "curtainctl \(command): \(file) has \(error.errors.count) problem\(error.errors.count == 1 ? "" : "s")",
+            to: &stderr
+        )
         throw ExitCode(1)
     }
 }

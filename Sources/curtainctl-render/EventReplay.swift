@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainCore
 import CurtainRender
 import JSON
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A recorded `curtainctl launch --follow --frames --json short` stream: one JSON event per
 /// line; frames (`kind: frame`) carry `values` ("layer.property" → components), `transition`,
@@ -39,7 +40,9 @@ struct EventReplay {
         var info = stat()
         guard stat(path, &info) == 0 else { throw fail("cannot be read: \(String(cString: strerror(errno)))") }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw fail("is not a regular file") }
-        guard info.st_size <= Self.maximumBytes else { throw fail("is \(info.st_size) bytes, more than the limit of \(Self.maximumBytes) (16 MiB)") }
+        guard info.st_size <= Self.maximumBytes else {
+            throw fail("is \(info.st_size) bytes, more than the limit of \(Self.maximumBytes) (16 MiB)")
+        }
         try self.init(bytes: try readBoundedFile(path, limit: Self.maximumBytes, fail), name: path)
     }
 
@@ -53,7 +56,9 @@ struct EventReplay {
             start = end + 1
             if line.last == 0x0D { line = line.dropLast() }
             func fail(_ message: String) -> RenderError { RenderError("\(name):\(number): \(message)") }
-            guard line.count <= Self.maximumLineBytes else { throw fail("the line is \(line.count) bytes, more than the limit of \(Self.maximumLineBytes)") }
+            guard line.count <= Self.maximumLineBytes else {
+                throw fail("the line is \(line.count) bytes, more than the limit of \(Self.maximumLineBytes)")
+            }
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             let event: JSONValue
             do { event = try JSONParser.parse(line) } catch { throw fail(error.description) }
@@ -62,21 +67,31 @@ struct EventReplay {
             guard let time = event["time"]?.number, time.isFinite else { throw fail("no finite \"time\"") }
             if let id = event["launch"] {
                 guard case .int(let id) = id else { throw fail("\"launch\" is not an integer") }
-                if let launch, launch != id { throw fail("an event of launch \(id) after launch \(launch): record one launch per file") }
+                if let launch, launch != id {
+                    throw fail("an event of launch \(id) after launch \(launch): record one launch per file")
+                }
                 launch = id
             }
             origin = min(origin, time)
             switch kind {
             case "frame":
                 guard frames.count < Self.maximumFrames else { throw fail("more than \(Self.maximumFrames) frames") }
-                guard case .object(let object)? = event["values"] else { throw fail("a frame without a \"values\" object") }
+                guard case .object(let object)? = event["values"] else {
+                    throw fail("a frame without a \"values\" object")
+                }
                 var values: [String: Value] = [:]
                 for (key, components) in object {
-                    guard case .array(let array) = components else { throw fail("values.\(key): not an array of numbers") }
+                    guard case .array(let array) = components else {
+                        throw fail("values.\(key): not an array of numbers")
+                    }
                     let numbers = array.compactMap(\.number)
-                    guard numbers.count == array.count, numbers.allSatisfy(\.isFinite) else { throw fail("values.\(key): not an array of finite numbers") }
+                    guard numbers.count == array.count, numbers.allSatisfy(\.isFinite) else {
+                        throw fail("values.\(key): not an array of finite numbers")
+                    }
                     guard let value = Value(wireKey: key, components: numbers) else {
-                        throw fail("values.\(key): \(numbers.count) components make no value (1 scalar, 2 point or size, 4 rect or colour, 7 (or 5) transform)")
+                        throw fail(
+                            "values.\(key): \(numbers.count) components make no value (1 scalar, 2 point or size, 4 rect or colour, 7 (or 5) transform)"
+                        )
                     }
                     values[key] = value
                 }
@@ -98,7 +113,9 @@ struct EventReplay {
                 continue
             }
         }
-        guard !frames.isEmpty else { throw RenderError("\(name): no frames (record with `curtainctl launch … --follow --frames --json short`)") }
+        guard !frames.isEmpty else {
+            throw RenderError("\(name): no frames (record with `curtainctl launch … --follow --frames --json short`)")
+        }
     }
 
     /// Indices of the frames a contact sheet shows: up to `count` evenly spaced, plus the
@@ -108,7 +125,9 @@ struct EventReplay {
         if frames.count <= count {
             chosen = Set(frames.indices)
         } else {
-            for i in 0..<count { chosen.insert(Int((Double(i) * Double(frames.count - 1) / Double(count - 1)).rounded())) }
+            for i in 0..<count {
+                chosen.insert(Int((Double(i) * Double(frames.count - 1) / Double(count - 1)).rounded()))
+            }
         }
         for state in states { if let i = frames.firstIndex(where: { $0.time >= state.time }) { chosen.insert(i) } }
         chosen.insert(frames.count - 1)

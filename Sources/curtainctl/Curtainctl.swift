@@ -1,8 +1,9 @@
+import ArgumentParser
+import CurtainctlSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import ArgumentParser
-import CurtainctlSupport
 
 /// `curtainctl`: control and inspect Curtain. This first cut carries the designer's tools
 /// (`curve`, `timeline`); the daemon commands arrive with curtaind.
@@ -12,18 +13,20 @@ struct Curtainctl: ParsableCommand {
         commandName: "curtainctl",
         abstract: "Control and inspect Curtain, the launch orchestrator.",
         discussion: """
-        Timing functions are written as in CSS: linear, ease, ease-in, ease-out, ease-in-out, \
-        cubic-bezier(x1, y1, x2, y2), steps(n, jump-start|jump-end|jump-none|jump-both|start|end), \
-        step-start, step-end, linear(0, 0.25 75%, 1); or by Core Animation name: easeIn, easeOut, \
-        easeInEaseOut, default; or as a spring: spring(mass stiffness damping initialVelocity).
+            Timing functions are written as in CSS: linear, ease, ease-in, ease-out, ease-in-out, \
+            cubic-bezier(x1, y1, x2, y2), steps(n, jump-start|jump-end|jump-none|jump-both|start|end), \
+            step-start, step-end, linear(0, 0.25 75%, 1); or by Core Animation name: easeIn, easeOut, \
+            easeInEaseOut, default; or as a spring: spring(mass stiffness damping initialVelocity).
 
-        Exit status: 0 success; 1 failure (the daemon refused, or a followed launch failed or \
-        was cancelled); 2 usage or input error; 3 no daemon answered.
-        """,
+            Exit status: 0 success; 1 failure (the daemon refused, or a followed launch failed or \
+            was cancelled); 2 usage or input error; 3 no daemon answered.
+            """,
         version: CurtainVersion.string,
-        subcommands: [LaunchCommand.self, ListCommand.self, StatusCommand.self, WatchCommand.self, ControlCommand.self,
-                      ReloadCommand.self, PingCommand.self, InfoCommand.self,
-                      CurveCommand.self, TimelineCommand.self, RenderStub.self, SceneStub.self, ConfigStub.self, RouteStub.self]
+        subcommands: [
+            LaunchCommand.self, ListCommand.self, StatusCommand.self, WatchCommand.self, ControlCommand.self,
+            ReloadCommand.self, PingCommand.self, InfoCommand.self,
+            CurveCommand.self, TimelineCommand.self, RenderStub.self, SceneStub.self, ConfigStub.self, RouteStub.self,
+        ]
     )
 
     /// `ping` that succeeds is answered before anything else is built (PingFastPath).
@@ -43,7 +46,10 @@ func attachNegativeNumbers(_ arguments: [String], after options: Set<String>) ->
     while index < arguments.count {
         let argument = arguments[index]
         index += 1
-        guard options.contains(argument) else { result.append(argument); continue }
+        guard options.contains(argument) else {
+            result.append(argument)
+            continue
+        }
         var attached = 0
         while index < arguments.count, Double(arguments[index]) != nil {
             result.append("\(argument)=\(arguments[index])")
@@ -54,4 +60,3 @@ func attachNegativeNumbers(_ arguments: [String], after options: Set<String>) ->
     }
     return result
 }
-

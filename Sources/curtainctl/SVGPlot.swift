@@ -20,28 +20,37 @@ struct SVGPlot {
     func render() -> String {
         let all = panels.flatMap { $0.points + $0.marks }
         let xs = all.map(\.0).filter(\.isFinite)
-        let x0 = xs.min() ?? 0, x1 = max(xs.max() ?? 1, (xs.min() ?? 0) + 1e-9)
+        let x0 = xs.min() ?? 0
+        let x1 = max(xs.max() ?? 1, (xs.min() ?? 0) + 1e-9)
         let height = margin * 1.5 + Double(panels.count) * (panelHeight + gap)
         var svg = """
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="11">
-        <rect width="100%" height="100%" fill="white"/>
-        <text x="\(margin)" y="20" font-size="14">\(escape(title))</text>
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="11">
+            <rect width="100%" height="100%" fill="white"/>
+            <text x="\(margin)" y="20" font-size="14">\(escape(title))</text>
 
-        """
+            """
         for (index, panel) in panels.enumerated() {
             let top = 36 + Double(index) * (panelHeight + gap)
             let ys = (panel.points + panel.marks).map(\.1).filter(\.isFinite)
-            var y0 = min(ys.min() ?? 0, 0), y1 = max(ys.max() ?? 1, 1)
-            if y1 - y0 < 1e-12 { y0 -= 0.5; y1 += 0.5 }
+            var y0 = min(ys.min() ?? 0, 0)
+            var y1 = max(ys.max() ?? 1, 1)
+            if y1 - y0 < 1e-12 {
+                y0 -= 0.5
+                y1 += 0.5
+            }
             let plotWidth = width - 2 * margin
             func px(_ x: Double) -> Double { margin + (x - x0) / (x1 - x0) * plotWidth }
             func py(_ y: Double) -> Double { top + panelHeight - (y - y0) / (y1 - y0) * panelHeight }
-            svg += "<rect x=\"\(margin)\" y=\"\(top)\" width=\"\(plotWidth)\" height=\"\(panelHeight)\" fill=\"none\" stroke=\"#ccc\"/>\n"
+            svg +=
+                "<rect x=\"\(margin)\" y=\"\(top)\" width=\"\(plotWidth)\" height=\"\(panelHeight)\" fill=\"none\" stroke=\"#ccc\"/>\n"
             for y in [0.0, 1.0] where y >= y0 && y <= y1 {
-                svg += "<line x1=\"\(margin)\" x2=\"\(width - margin)\" y1=\"\(py(y))\" y2=\"\(py(y))\" stroke=\"#eee\"/>\n"
+                svg +=
+                    "<line x1=\"\(margin)\" x2=\"\(width - margin)\" y1=\"\(py(y))\" y2=\"\(py(y))\" stroke=\"#eee\"/>\n"
             }
-            svg += "<text x=\"4\" y=\"\(py(y1) + 10)\">\(label(y1))</text><text x=\"4\" y=\"\(py(y0))\">\(label(y0))</text>\n"
-            svg += "<text x=\"\(width - margin - 4)\" y=\"\(top + 14)\" text-anchor=\"end\" fill=\"#335\">\(escape(panel.name))</text>\n"
+            svg +=
+                "<text x=\"4\" y=\"\(py(y1) + 10)\">\(label(y1))</text><text x=\"4\" y=\"\(py(y0))\">\(label(y0))</text>\n"
+            svg +=
+                "<text x=\"\(width - margin - 4)\" y=\"\(top + 14)\" text-anchor=\"end\" fill=\"#335\">\(escape(panel.name))</text>\n"
             let path = panel.points.filter { $0.1.isFinite }.map { "\(px($0.0)),\(py($0.1))" }.joined(separator: " ")
             svg += "<polyline fill=\"none\" stroke=\"#1f6feb\" stroke-width=\"1.5\" points=\"\(path)\"/>\n"
             for mark in panel.marks where mark.1.isFinite {

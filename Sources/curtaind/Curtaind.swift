@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainConfig
 import CurtainCore
 import CurtainDaemon
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// curtaind: Curtain's launch orchestrator daemon (run by systemd; see curtaind.service).
 ///
@@ -52,16 +53,23 @@ enum Curtaind {
             index += 1
             if argument == "--help" || argument == "-h" { return .help }
             if argument == "--version" { return .version }
-            let (name, inline) = argument.firstIndex(of: "=").map { (String(argument[..<$0]), Optional(String(argument[argument.index(after: $0)...]))) }
+            let (name, inline) =
+                argument.firstIndex(of: "=").map {
+                    (String(argument[..<$0]), Optional(String(argument[argument.index(after: $0)...])))
+                }
                 ?? (argument, nil)
             guard name == "--config" || name == "--socket" else {
-                return .usage(argument.hasPrefix("-") ? "Unknown option '\(argument)'" : "Unexpected argument '\(argument)'")
+                return .usage(
+                    argument.hasPrefix("-") ? "Unknown option '\(argument)'" : "Unexpected argument '\(argument)'"
+                )
             }
             let value: String
             if let inline {
                 value = inline
             } else {
-                guard index < arguments.count, !arguments[index].hasPrefix("-") else { return .usage("Missing value for '\(name) <path>'") }
+                guard index < arguments.count, !arguments[index].hasPrefix("-") else {
+                    return .usage("Missing value for '\(name) <path>'")
+                }
                 value = arguments[index]
                 index += 1
             }

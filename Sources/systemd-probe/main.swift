@@ -11,14 +11,19 @@ case "log":
     var logger = Logger(label: "probe") { JournalLogHandler(label: $0, identifier: "curtain-probe") }
     logger.logLevel = .debug
     logger[metadataKey: "curtain_app"] = "shop"
-    logger.log(.launchRevealed, "launch revealed", [
-        "curtain_launch_id": "42",
-        "curtain.route": "deeplink",
-        "_trusted": "dropped",
-    ])
+    logger.log(
+        .launchRevealed,
+        "launch revealed",
+        [
+            "curtain_launch_id": "42",
+            "curtain.route": "deeplink",
+            "_trusted": "dropped",
+        ]
+    )
 case "notify":
     let notifier = Notifier()
-    let delivered = notifier.ready(status: "idle") && notifier.reloading() && notifier.status("2 launches")
+    let delivered =
+        notifier.ready(status: "idle") && notifier.reloading() && notifier.status("2 launches")
         && notifier.watchdog() && notifier.stopping()
     print(delivered ? "delivered" : "not delivered")
 case "watchdog":

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Varlink
 import VarlinkNIO
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// varlink-certification: org.varlink.certification on Curtain's Varlink library, for the
 /// official suites. Server: `varlink-certification --varlink=unix:PATH` (or socket-activated,
@@ -23,8 +24,9 @@ struct Options {
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
         for argument in arguments {
-            if argument == "--client" || argument == "-client" { options.client = true }
-            else if argument.hasPrefix("--varlink=") || argument.hasPrefix("-varlink=") {
+            if argument == "--client" || argument == "-client" {
+                options.client = true
+            } else if argument.hasPrefix("--varlink=") || argument.hasPrefix("-varlink=") {
                 options.address = String(argument.split(separator: "=", maxSplits: 1)[1])
             } else {
                 say("usage: varlink-certification [--client] --varlink=unix:PATH", to: 2)
@@ -47,7 +49,10 @@ let activated = SocketActivation.takeDescriptors()
 let main = Task {
     do {
         if options.client {
-            guard let path = options.socketPath else { say("--client needs --varlink=unix:PATH", to: 2); exit(2) }
+            guard let path = options.socketPath else {
+                say("--client needs --varlink=unix:PATH", to: 2)
+                exit(2)
+            }
             try await CertificationClient.run(path: path)
         } else {
             let listenAddress: VarlinkServer.Address
@@ -60,8 +65,14 @@ let main = Task {
                 exit(2)
             }
             let service = try VarlinkService(
-                info: .init(vendor: "Curtain", product: "varlink-certification", version: "1", url: "https://varlink.org"),
-                interfaces: [CertificationServer().interface()])
+                info: .init(
+                    vendor: "Curtain",
+                    product: "varlink-certification",
+                    version: "1",
+                    url: "https://varlink.org"
+                ),
+                interfaces: [CertificationServer().interface()]
+            )
             var configuration = VarlinkServer.Configuration()
             configuration.socketMode = 0o666
             try await VarlinkServer(service: service, address: listenAddress, configuration: configuration).run {

@@ -2,6 +2,7 @@ import CurtainTestKit
 import Foundation
 import JSON
 import Testing
+
 @testable import CurtainConfig
 
 /// The configuration's own TOML parser (no Foundation in curtaind), checked against Python's
@@ -9,7 +10,9 @@ import Testing
 /// is refused by both.
 @Suite struct TOMLDocumentTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    static let shipped = directory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("config/curtain.toml").path
+    static let shipped = directory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+        "config/curtain.toml"
+    ).path
 
     static let valid: [String] = [
         // Keys: bare, quoted, dotted, with spaces around dots; empty quoted key.
@@ -75,36 +78,38 @@ import Testing
     ]
 
     static let invalid: [String] = [
-        "a = 1\na = 2\n",                                  // duplicate key
-        "[a]\n[a]\n",                                      // table twice
-        "[a]\nb = 1\n[a.b]\n",                             // value then table
-        "a = [1]\n[[a]]\n",                                // static array then array of tables
-        "[[a]]\n[a]\n",                                    // array of tables then table
-        "[fruit]\napple.color = 'red'\n[fruit.apple]\n",   // header on a dotted table
-        "[a.b.c]\nz = 9\n[a]\nb.c.t = 1\n",                // dotted key into a header's table
-        "a = {x = 1}\na.y = 2\n",                          // inline tables are closed
+        "a = 1\na = 2\n",  // duplicate key
+        "[a]\n[a]\n",  // table twice
+        "[a]\nb = 1\n[a.b]\n",  // value then table
+        "a = [1]\n[[a]]\n",  // static array then array of tables
+        "[[a]]\n[a]\n",  // array of tables then table
+        "[fruit]\napple.color = 'red'\n[fruit.apple]\n",  // header on a dotted table
+        "[a.b.c]\nz = 9\n[a]\nb.c.t = 1\n",  // dotted key into a header's table
+        "a = {x = 1}\na.y = 2\n",  // inline tables are closed
         "a = {x = 1}\n[a.b]\n",
-        "a = {x = 1,}\n",                                  // trailing comma in an inline table
-        "a = {x = 1,\n y = 2}\n",                          // inline table over two lines
+        "a = {x = 1,}\n",  // trailing comma in an inline table
+        "a = {x = 1,\n y = 2}\n",  // inline table over two lines
         "a = \"unterminated\n",
         "a = 'unterminated\n",
         "a = \"\"\"never closed\n",
-        "a = \"\\q\"\n",                                   // unknown escape
-        "a = \"\\uD800\"\n",                               // a surrogate is no scalar
+        "a = \"\\q\"\n",  // unknown escape
+        "a = \"\\uD800\"\n",  // a surrogate is no scalar
         "a = \"\\u12\"\n",
         "a = 01\n", "a = 1__0\n", "a = _1\n", "a = 1_\n", "a = +0x10\n", "a = 0xG\n",
         "a = 1.\n", "a = .5\n", "a = 1.e5\n", "a = 1e\n", "a = 1_.5\n", "a = 03.14\n",
         "a = tru\n", "a = TRUE\n", "a = \n", "a\n", "= 1\n", "a = 1 b = 2\n",
         "[a\n", "[[a]\n", "[]\n", "a.=1\n", "a = [1 2]\n", "a = [1,,2]\n",
-        "a = \"bell\u{7}\"\n",                           // control character in a string
-        "# bell \u{7}\n",                                  // in a comment
-        "a = 1\rb = 2\n",                                  // a bare CR is no line end
+        "a = \"bell\u{7}\"\n",  // control character in a string
+        "# bell \u{7}\n",  // in a comment
+        "a = 1\rb = 2\n",  // a bare CR is no line end
         "a = 1979-13-01\n", "a = 07:61:00\n",
     ]
 
     /// The reference's result for each text: the document, or nil when it refused it.
     static func reference(_ texts: [String]) async throws -> [JSONValue?] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curtain-toml-\(getpid())-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "curtain-toml-\(getpid())-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var paths: [String] = []
@@ -113,7 +118,11 @@ import Testing
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
             paths.append(path)
         }
-        let (status, stdout, stderr) = try await TestProcess.run("/usr/bin/python3", [Self.directory.appendingPathComponent("toml_reference.py").path] + paths, within: 30)
+        let (status, stdout, stderr) = try await TestProcess.run(
+            "/usr/bin/python3",
+            [Self.directory.appendingPathComponent("toml_reference.py").path] + paths,
+            within: 30
+        )
         #expect(status == 0, "\(stderr)")
         return try stdout.split(separator: "\n").map { line in
             let result = try JSONParser.parse(Array(line.utf8))
@@ -145,13 +154,18 @@ import Testing
 
     /// Integers are Int64 (tomllib's are unbounded): one past either end is refused.
     @Test func integersAreInt64() throws {
-        #expect(try TOMLDocument.parse("a = 9223372036854775807\nb = -9223372036854775808\n") == ["a": .int(.max), "b": .int(.min)])
+        #expect(
+            try TOMLDocument.parse("a = 9223372036854775807\nb = -9223372036854775808\n") == [
+                "a": .int(.max), "b": .int(.min),
+            ]
+        )
         #expect(throws: TOMLDocument.SyntaxError.self) { try TOMLDocument.parse("a = 9223372036854775808\n") }
         #expect(throws: TOMLDocument.SyntaxError.self) { try TOMLDocument.parse("a = -9223372036854775809\n") }
     }
 
     @Test func datesAndSpecialFloats() throws {
-        let document = try TOMLDocument.parse("""
+        let document = try TOMLDocument.parse(
+            """
             odt = 1979-05-27T07:32:00Z
             odt2 = 1979-05-27 00:32:00.999999-07:00
             ldt = 1979-05-27T07:32:00
@@ -160,7 +174,8 @@ import Testing
             pinf = +inf
             ninf = -inf
             nan = nan
-            """)
+            """
+        )
         #expect(document["odt"] == "1979-05-27T07:32:00Z")
         #expect(document["odt2"] == "1979-05-27 00:32:00.999999-07:00")
         #expect(document["ldt"] == "1979-05-27T07:32:00")
@@ -173,18 +188,25 @@ import Testing
 
     @Test func errorsCarryTheirLineAndColumn() {
         func position(_ text: String) -> (Int, Int)? {
-            do { _ = try TOMLDocument.parse(text); return nil } catch { return (error.line, error.column) }
+            do {
+                _ = try TOMLDocument.parse(text)
+                return nil
+            } catch { return (error.line, error.column) }
         }
         #expect(position("[daemon]\nsocket = \"unterminated\n")! == (2, 23))
         #expect(position("a = 1\nb = 2\na = 3\n")! == (3, 1))
-        #expect(position("a = 1\n  x = é é\n")! == (2, 7))   // columns count characters
+        #expect(position("a = 1\n  x = é é\n")! == (2, 7))  // columns count characters
     }
 
     /// `TOMLDocument.maximumDepth` nested arrays or inline tables read; one more is refused.
     @Test func nestingIsBoundedAtItsLimit() throws {
         let limit = TOMLDocument.maximumDepth
-        func arrays(_ depth: Int) -> String { "a = " + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
-        func tables(_ depth: Int) -> String { "a = " + String(repeating: "{b = ", count: depth - 1) + "{}" + String(repeating: "}", count: depth - 1) }
+        func arrays(_ depth: Int) -> String {
+            "a = " + String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        }
+        func tables(_ depth: Int) -> String {
+            "a = " + String(repeating: "{b = ", count: depth - 1) + "{}" + String(repeating: "}", count: depth - 1)
+        }
         _ = try TOMLDocument.parse(arrays(limit))
         _ = try TOMLDocument.parse(tables(limit))
         #expect(throws: TOMLDocument.SyntaxError.self) { try TOMLDocument.parse(arrays(limit + 1)) }

@@ -1,5 +1,6 @@
 import CurtainCore
 import Testing
+
 @testable import CurtainConfig
 
 /// `[[apps]] unit`: which names are accepted (only what systemd accepts, never a path or
@@ -7,11 +8,17 @@ import Testing
 /// and the polkit rule made from the configured units.
 @Suite struct UnitNameTests {
     func errors(_ text: String) -> [String] {
-        do { _ = try Configuration(toml: text, file: "c.toml"); return [] } catch { return error.errors.map(\.description) }
+        do {
+            _ = try Configuration(toml: text, file: "c.toml")
+            return []
+        } catch { return error.errors.map(\.description) }
     }
 
     func message(_ text: String) -> String? {
-        do { _ = try UnitName(text); return nil } catch { return error.message }
+        do {
+            _ = try UnitName(text)
+            return nil
+        } catch { return error.message }
     }
 
     @Test func plainTemplateAndFixedInstances() throws {
@@ -78,30 +85,47 @@ import Testing
 
     @Test func configurationErrorsHaveTheirLine() {
         #expect(errors("[[apps]]\nname = \"shop\"\nunit = \"shop.service\"\n").isEmpty)
-        #expect(errors("[[apps]]\nname = \"shop\"\nunit = \"shop/x.service\"\n")
-            == ["c.toml:3:1: apps[0].unit: 'shop/x.service': '/' cannot be part of a unit name (letters, digits and :-_.\\ only)"])
-        #expect(errors("[[apps]]\nname = \"shop\"\nexec = [\"/bin/shop\"]\nunit = \"shop.service\"\n")
-            == ["c.toml:4:1: apps[0].unit: exec and unit exclude each other: curtaind either runs exec itself or starts the unit"])
-        #expect(errors("[[apps]]\nname = \"shop\"\nunit = \"shop.service\"\nworking_directory = \"/srv\"\n")
-            == ["c.toml:4:1: apps[0].working_directory: has no effect on a unit: set it in the unit (Environment=, WorkingDirectory=)"])
+        #expect(
+            errors("[[apps]]\nname = \"shop\"\nunit = \"shop/x.service\"\n")
+                == [
+                    "c.toml:3:1: apps[0].unit: 'shop/x.service': '/' cannot be part of a unit name (letters, digits and :-_.\\ only)"
+                ]
+        )
+        #expect(
+            errors("[[apps]]\nname = \"shop\"\nexec = [\"/bin/shop\"]\nunit = \"shop.service\"\n")
+                == [
+                    "c.toml:4:1: apps[0].unit: exec and unit exclude each other: curtaind either runs exec itself or starts the unit"
+                ]
+        )
+        #expect(
+            errors("[[apps]]\nname = \"shop\"\nunit = \"shop.service\"\nworking_directory = \"/srv\"\n")
+                == [
+                    "c.toml:4:1: apps[0].working_directory: has no effect on a unit: set it in the unit (Environment=, WorkingDirectory=)"
+                ]
+        )
         #expect(errors("[[apps]]\nname = \"shop\"\nunit = 3\n").count == 1)
     }
 
     @Test func polkitRuleListsExactlyTheConfiguredUnits() throws {
-        let configuration = try Configuration(toml: """
-            [[apps]]
-            name = "shop"
-            unit = "shop@{screen}.service"
-            screens = ["home", "new-in"]
-            [[apps]]
-            name = "chat"
-            unit = "chat.service"
-            [[apps]]
-            name = "demo"
-            exec = ["/bin/true"]
+        let configuration = try Configuration(
+            toml: """
+                [[apps]]
+                name = "shop"
+                unit = "shop@{screen}.service"
+                screens = ["home", "new-in"]
+                [[apps]]
+                name = "chat"
+                unit = "chat.service"
+                [[apps]]
+                name = "demo"
+                exec = ["/bin/true"]
 
-            """, file: "c.toml")
-        #expect(PolkitRule.units(of: configuration) == ["shop@home.service", "shop@new\\x2din.service", "chat.service"])
+                """,
+            file: "c.toml"
+        )
+        #expect(
+            PolkitRule.units(of: configuration) == ["shop@home.service", "shop@new\\x2din.service", "chat.service"]
+        )
         let rule = PolkitRule.text(for: configuration, source: "c.toml")
         #expect(rule.contains(#""shop@new\\x2din.service""#), "a JavaScript string: the backslash escaped")
         #expect(rule.contains(#"subject.user != "curtain""#))

@@ -5,8 +5,12 @@ import Testing
 /// the elements its app reports.
 @Suite struct CompiledTransitionsTests {
     @Test func theRevealIsRebuiltForReportedElementsAndTheAppearStays() throws {
-        let compiled = try CompiledTransitions(appear: Presets.document(named: "fade")!, reveal: Presets.document(named: "hero")!,
-                                               screenWidth: 375, screenHeight: 667)
+        let compiled = try CompiledTransitions(
+            appear: Presets.document(named: "fade")!,
+            reveal: Presets.document(named: "hero")!,
+            screenWidth: 375,
+            screenHeight: 667
+        )
         #expect(compiled.appear.keys == compiled.appear.timeline.slots.map(\.key))
         #expect(compiled.appear.length == compiled.appear.timeline.duration)
         let rebuilt = try compiled.with(elements: ["logo": Hero.Frame(x: 10, y: 20, width: 40, height: 40)])
@@ -21,13 +25,22 @@ import Testing
     /// parameters): logo-move's `logo`; a reveal without such parameters hides nothing.
     @Test func theRevealNamesTheElementsTheAppHides() throws {
         func hidden(_ reveal: String) throws -> [String] {
-            try CompiledTransitions(appear: Presets.document(named: "fade-in")!, reveal: Presets.document(named: reveal)!,
-                                    screenWidth: 375, screenHeight: 667).hiddenElements
+            try CompiledTransitions(
+                appear: Presets.document(named: "fade-in")!,
+                reveal: Presets.document(named: reveal)!,
+                screenWidth: 375,
+                screenHeight: 667
+            ).hiddenElements
         }
         #expect(try hidden("logo-move") == ["logo"])
         #expect(try hidden("yula-mask-reveal") == [])
         #expect(try hidden("slide") == [])
-        let document = try TimelineDocument(json: Array(#"{"name": "t", "animations": [], "parameters": [{"name": "element.b.x", "default": 0}, {"name": "element.a.width", "default": 0}, {"name": "element..x", "default": 0}, {"name": "elements.c.x", "default": 0}, {"name": "element.a.y", "default": 0}]}"#.utf8))
+        let document = try TimelineDocument(
+            json: Array(
+                #"{"name": "t", "animations": [], "parameters": [{"name": "element.b.x", "default": 0}, {"name": "element.a.width", "default": 0}, {"name": "element..x", "default": 0}, {"name": "elements.c.x", "default": 0}, {"name": "element.a.y", "default": 0}]}"#
+                    .utf8
+            )
+        )
         #expect(CompiledTransitions.elementIDs(declaredBy: document) == ["a", "b"])
     }
 }

@@ -1,6 +1,7 @@
-@testable import CurtainCore
 import JSON
 import Testing
+
+@testable import CurtainCore
 
 /// The launch coordinator on virtual time: every transition and every race of issue 6.
 @Suite struct CoordinatorTests {
@@ -10,10 +11,23 @@ import Testing
     static let fallback = Destination(app: "launcher", screen: "home", reason: "unmatched")
 
     /// appear 0.5 s, reveal 0.6 s, minimum hold 0.3 s, maximum hold 10 s.
-    static func request(_ id: UInt64, _ destination: Destination = shop, requirement: ReadinessStage = .ready,
-                        fallback: Destination? = nil, policy: ConcurrencyPolicy? = nil) -> LaunchRequest {
-        LaunchRequest(id: LaunchID(id), route: .normal(app: destination.app), destination: destination, requirement: requirement,
-                      appearDuration: 0.5, revealDuration: 0.6, fallback: fallback, policy: policy)
+    static func request(
+        _ id: UInt64,
+        _ destination: Destination = shop,
+        requirement: ReadinessStage = .ready,
+        fallback: Destination? = nil,
+        policy: ConcurrencyPolicy? = nil
+    ) -> LaunchRequest {
+        LaunchRequest(
+            id: LaunchID(id),
+            route: .normal(app: destination.app),
+            destination: destination,
+            requirement: requirement,
+            appearDuration: 0.5,
+            revealDuration: 0.6,
+            fallback: fallback,
+            policy: policy
+        )
     }
 
     static func transitions(_ effects: [LaunchEffect]) -> [String] {
@@ -27,15 +41,27 @@ import Testing
         var c = Coordinator()
         let (decision, start) = c.request(Self.request(1), at: 0)
         #expect(decision == .started)
-        #expect(start == [
-            .transition(.init(launch: LaunchID(1), from: nil, to: .requested, reason: "requested: normal start of 'shop'", time: 0)),
-            .showOverlay(LaunchID(1)),
-            .startApp(LaunchID(1), Self.shop),   // loading starts with the appear, not after it
-            .transition(.init(launch: LaunchID(1), from: .requested, to: .presenting, reason: "overlay up", time: 0)),
-        ])
+        #expect(
+            start == [
+                .transition(
+                    .init(
+                        launch: LaunchID(1),
+                        from: nil,
+                        to: .requested,
+                        reason: "requested: normal start of 'shop'",
+                        time: 0
+                    )
+                ),
+                .showOverlay(LaunchID(1)),
+                .startApp(LaunchID(1), Self.shop),  // loading starts with the appear, not after it
+                .transition(
+                    .init(launch: LaunchID(1), from: .requested, to: .presenting, reason: "overlay up", time: 0)
+                ),
+            ]
+        )
         #expect(c.nextDeadline == 0.5)
         #expect(Self.transitions(c.advance(to: 0.7)) == ["1 presenting→holding @0.5"])
-        #expect(c.nextDeadline == 10)   // the maximum hold
+        #expect(c.nextDeadline == 10)  // the maximum hold
         let ready = c.appReady(LaunchID(1), stage: .ready, at: 1)
         #expect(Self.transitions(ready) == ["1 holding→revealing @1.0"])
         #expect(c.current?.reason == "app ready (ready)")
@@ -51,7 +77,11 @@ import Testing
         var c = Coordinator()
         _ = c.request(Self.request(1), at: 0)
         #expect(c.appReady(LaunchID(1), stage: .ready, at: 0.2).isEmpty)
-        #expect(Self.transitions(c.advance(to: 3)) == ["1 presenting→holding @0.5", "1 holding→revealing @0.5", "1 revealing→revealed @1.1"])
+        #expect(
+            Self.transitions(c.advance(to: 3)) == [
+                "1 presenting→holding @0.5", "1 holding→revealing @0.5", "1 revealing→revealed @1.1",
+            ]
+        )
     }
 
     @Test func theMinimumHoldKeepsAFastAppCovered() {
@@ -72,7 +102,7 @@ import Testing
         var strict = Coordinator()
         _ = strict.request(Self.request(2, requirement: .ready), at: 0)
         _ = strict.appReady(LaunchID(2), stage: .interactive, at: 0.6)
-        #expect(strict.current?.state == .holding)   // READY=1 is the only thing that satisfies `ready`
+        #expect(strict.current?.state == .holding)  // READY=1 is the only thing that satisfies `ready`
     }
 
     @Test func readyAfterTheMaximumHoldIsTooLate() {
@@ -135,9 +165,14 @@ import Testing
     @Test func aPushDuringTheRevealWaitsItsTurn() {
         var c = Coordinator()
         _ = c.request(Self.request(1), at: 0)
-        _ = c.appReady(LaunchID(1), stage: .ready, at: 1)         // revealing 1.0 … 1.6
-        let push = LaunchRequest(id: LaunchID(2), route: .push(app: "chat", payload: .object([:])), destination: Self.chat,
-                                 appearDuration: 0.5, revealDuration: 0.6)
+        _ = c.appReady(LaunchID(1), stage: .ready, at: 1)  // revealing 1.0 … 1.6
+        let push = LaunchRequest(
+            id: LaunchID(2),
+            route: .push(app: "chat", payload: .object([:])),
+            destination: Self.chat,
+            appearDuration: 0.5,
+            revealDuration: 0.6
+        )
         let (decision, queued) = c.request(push, at: 1.2)
         #expect(decision == .queued(behind: LaunchID(1)))
         #expect(Self.transitions(queued) == ["2 -→requested @1.2"])
@@ -154,12 +189,16 @@ import Testing
         let before = c.presentation(at: 0.3)
         let (decision, effects) = c.request(Self.request(2, Self.chat), at: 0.3)
         #expect(decision == .started)
-        #expect(Self.transitions(effects) == ["1 presenting→cancelled @0.3", "2 -→requested @0.3", "2 requested→presenting @0.3"])
-        #expect(!effects.contains(.showOverlay(LaunchID(2))))     // the overlay stays as it is
+        #expect(
+            Self.transitions(effects) == [
+                "1 presenting→cancelled @0.3", "2 -→requested @0.3", "2 requested→presenting @0.3",
+            ]
+        )
+        #expect(!effects.contains(.showOverlay(LaunchID(2))))  // the overlay stays as it is
         #expect(effects.contains(.releaseApp(LaunchID(1))) && effects.contains(.startApp(LaunchID(2), Self.chat)))
-        #expect(c.presentation(at: 0.3)?.time == before?.time)   // same appear, same instant
+        #expect(c.presentation(at: 0.3)?.time == before?.time)  // same appear, same instant
         #expect(c.launch(LaunchID(1))?.reason == "retargeted to launch 2")
-        #expect(Self.transitions(c.advance(to: 0.6)) == ["2 presenting→holding @0.5"])   // the original appear's end
+        #expect(Self.transitions(c.advance(to: 0.6)) == ["2 presenting→holding @0.5"])  // the original appear's end
     }
 
     @Test func aRetargetToTheSameAppHandsItsInstanceOver() {
@@ -167,7 +206,10 @@ import Testing
         _ = c.request(Self.request(1, Self.shop), at: 0)
         let (_, effects) = c.request(Self.request(2, Self.product), at: 0.3)
         #expect(effects.contains(.retargetApp(from: LaunchID(1), to: LaunchID(2), Self.product)))
-        #expect(!effects.contains(.releaseApp(LaunchID(1))) && !effects.contains { if case .startApp = $0 { true } else { false } })
+        #expect(
+            !effects.contains(.releaseApp(LaunchID(1)))
+                && !effects.contains { if case .startApp = $0 { true } else { false } }
+        )
         // The deadline is the overlay's: counted from when it went up, not from the retarget.
         _ = c.appReady(LaunchID(2), stage: .skeleton, at: 0.6)
         #expect(c.nextDeadline == 10)
@@ -180,21 +222,26 @@ import Testing
     @Test(arguments: [false, true]) func aStreamOfLaunchesNeverStallsTheOverlay(alternatingApps: Bool) {
         let settings = LaunchSettings(onTimeout: .fallback)
         var c = Coordinator(settings: settings)
-        var readyAt: [LaunchID: Double] = [:]      // when each launch's app will be ready
-        var lifted: [Double] = [0]                 // when the overlay went down (revealed, failed, …)
+        var readyAt: [LaunchID: Double] = [:]  // when each launch's app will be ready
+        var lifted: [Double] = [0]  // when the overlay went down (revealed, failed, …)
         var queuedAt: [LaunchID: Double] = [:]
         var longestWait = 0.0
-        var starts = 0, reveals = 0
+        var starts = 0
+        var reveals = 0
         func apply(_ effects: [LaunchEffect], at t: Double) {
             for effect in effects {
                 switch effect {
-                case .startApp(let id, _): readyAt[id] = t + 2; starts += 1
+                case .startApp(let id, _):
+                    readyAt[id] = t + 2
+                    starts += 1
                 case .retargetApp(let from, let to, _): readyAt[to] = readyAt.removeValue(forKey: from)
                 case .releaseApp(let id): readyAt[id] = nil
                 case .hideOverlay: lifted.append(t)
                 case .transition(let tr):
                     if tr.from == nil, tr.reason.hasPrefix("queued") { queuedAt[tr.launch] = tr.time }
-                    if tr.from == .requested, let since = queuedAt.removeValue(forKey: tr.launch) { longestWait = max(longestWait, tr.time - since) }
+                    if tr.from == .requested, let since = queuedAt.removeValue(forKey: tr.launch) {
+                        longestWait = max(longestWait, tr.time - since)
+                    }
                     if tr.to == .revealed { reveals += 1 }
                 default: break
                 }
@@ -214,19 +261,24 @@ import Testing
             }
             apply(c.advance(to: t), at: t)
             if arrival <= t {
-                let destination = alternatingApps && next % 2 == 0 ? Self.chat
+                let destination =
+                    alternatingApps && next % 2 == 0
+                    ? Self.chat
                     : Destination(app: "shop", screen: "product", parameters: ["id": .int(Int64(next))])
                 apply(c.request(Self.request(next, destination, fallback: Self.fallback), at: t).1, at: t)
                 next += 1
             }
         }
-        let cycle = settings.maximumHold + 0.5 + 0.6   // maximum hold + appear + reveal
+        let cycle = settings.maximumHold + 0.5 + 0.6  // maximum hold + appear + reveal
         let gaps = zip(lifted.dropFirst(), lifted).map { $0 - $1 }
         // Same app: it is never restarted, so it gets ready and reveals well within the hold.
         // Alternating apps: each retarget restarts an app, so only the deadline ends it —
         // then the fallback gets one more hold.
         let bound = alternatingApps ? cycle + settings.maximumHold : cycle
-        #expect(reveals > 0 && (gaps.max() ?? .infinity) <= bound, "reveals \(reveals), longest gap \(gaps.max() ?? -1)")
+        #expect(
+            reveals > 0 && (gaps.max() ?? .infinity) <= bound,
+            "reveals \(reveals), longest gap \(gaps.max() ?? -1)"
+        )
         #expect(longestWait <= Double(settings.maximumQueued) * bound, "longest wait in the queue \(longestWait)")
         if !alternatingApps { #expect(starts <= reveals + 1, "\(starts) starts for \(reveals) reveals") }
     }
@@ -254,7 +306,9 @@ import Testing
         var c = Coordinator(settings: LaunchSettings(whileLoading: .replace))
         _ = c.request(Self.request(1), at: 0)
         let (_, effects) = c.request(Self.request(2, Self.chat), at: 0.3)
-        #expect(effects.contains(.hideOverlay(LaunchID(1), retain: false)) && effects.contains(.showOverlay(LaunchID(2))))
+        #expect(
+            effects.contains(.hideOverlay(LaunchID(1), retain: false)) && effects.contains(.showOverlay(LaunchID(2)))
+        )
         #expect(c.presentation(at: 0.3)?.time == 0)
         #expect(c.nextDeadline == 0.8)
     }
@@ -262,18 +316,18 @@ import Testing
     @Test func seekFinishAndCancelMidReveal() throws {
         var c = Coordinator()
         _ = c.request(Self.request(1), at: 0)
-        _ = c.appReady(LaunchID(1), stage: .ready, at: 1)       // reveal 1.0 … 1.6
-        _ = try c.control(LaunchID(1), .seek(0.5), at: 1.1)     // paused at half
+        _ = c.appReady(LaunchID(1), stage: .ready, at: 1)  // reveal 1.0 … 1.6
+        _ = try c.control(LaunchID(1), .seek(0.5), at: 1.1)  // paused at half
         #expect(c.presentation(at: 5)?.time == 0.3 && c.presentation(at: 5)?.isMoving == false)
         #expect(c.nextDeadline == nil)
-        _ = try c.control(LaunchID(1), .finish, at: 5)          // (1 − 0.5) · 0.6 s to go
+        _ = try c.control(LaunchID(1), .finish, at: 5)  // (1 − 0.5) · 0.6 s to go
         #expect(c.nextDeadline == 5.3)
         #expect(Self.transitions(c.advance(to: 6)) == ["1 revealing→revealed @5.3"])
 
         var back = Coordinator()
         _ = back.request(Self.request(2), at: 0)
         _ = back.appReady(LaunchID(2), stage: .ready, at: 1)
-        let cancel = try back.control(LaunchID(2), .cancel, at: 1.3)   // 0.3 s back to the start
+        let cancel = try back.control(LaunchID(2), .cancel, at: 1.3)  // 0.3 s back to the start
         #expect(cancel.isEmpty && back.nextDeadline == 1.6)
         let end = back.advance(to: 2)
         #expect(Self.transitions(end) == ["2 revealing→cancelled @1.6"])
@@ -285,7 +339,9 @@ import Testing
         _ = c.request(Self.request(1), at: 0)
         #expect(throws: ControlError.noSuchLaunch(LaunchID(9))) { try c.control(LaunchID(9), .pause, at: 0.1) }
         #expect(throws: ControlError.clock(.progressOutOfRange(2))) { try c.control(LaunchID(1), .seek(2), at: 0.1) }
-        #expect(throws: ControlError.noTransition(LaunchID(1), .holding)) { try c.control(LaunchID(1), .pause, at: 0.6) }
+        #expect(throws: ControlError.noTransition(LaunchID(1), .holding)) {
+            try c.control(LaunchID(1), .pause, at: 0.6)
+        }
         // The failed control at 0.6 did not even advance the coordinator.
         #expect(c.current?.state == .presenting && c.now == 0)
         #expect(c.presentation(at: 0.25)?.time == 0.25)
@@ -296,7 +352,11 @@ import Testing
         var request = Self.request(1)
         request.appearDuration = 0
         let (_, effects) = c.request(request, at: 2)
-        #expect(Self.transitions(effects) == ["1 -→requested @2.0", "1 requested→presenting @2.0", "1 presenting→holding @2.0"])
+        #expect(
+            Self.transitions(effects) == [
+                "1 -→requested @2.0", "1 requested→presenting @2.0", "1 presenting→holding @2.0",
+            ]
+        )
     }
 
     @Test func historyIsBounded() {

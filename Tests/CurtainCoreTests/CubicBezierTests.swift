@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CurtainCore
 
 @Suite struct CubicBezierTests {
@@ -7,8 +8,12 @@ import Testing
         func bez(_ p1: Double, _ p2: Double, _ t: Double) -> Double {
             3 * (1 - t) * (1 - t) * t * p1 + 3 * (1 - t) * t * t * p2 + t * t * t
         }
-        var lo = 0.0, hi = 1.0
-        for _ in 0..<200 { let mid = (lo + hi) / 2; if bez(c.x1, c.x2, mid) < x { lo = mid } else { hi = mid } }
+        var lo = 0.0
+        var hi = 1.0
+        for _ in 0..<200 {
+            let mid = (lo + hi) / 2
+            if bez(c.x1, c.x2, mid) < x { lo = mid } else { hi = mid }
+        }
         return bez(c.y1, c.y2, (lo + hi) / 2)
     }
 
@@ -85,7 +90,10 @@ import Testing
         #expect(parseError("cubic-bezier(0, nan, 1, 1)") == "cubic-bezier(0, nan, 1, 1): y1 is not a number: 'nan'")
         #expect(parseError("cubic-bezier(0, 0x1, 1, 1)") == "cubic-bezier(0, 0x1, 1, 1): y1 is not a number: '0x1'")
         #expect(parseError("cubic-bezier(0, 0, 1, 1") == "cubic-bezier(0, 0, 1, 1: missing ')' at the end")
-        #expect(parseError("bounce") == "bounce: unknown timing function 'bounce' (known: linear, ease, ease-in, ease-out, ease-in-out, easeIn, easeOut, easeInEaseOut, default, step-start, step-end, cubic-bezier(), steps(), linear(), spring())")
+        #expect(
+            parseError("bounce")
+                == "bounce: unknown timing function 'bounce' (known: linear, ease, ease-in, ease-out, ease-in-out, easeIn, easeOut, easeInEaseOut, default, step-start, step-end, cubic-bezier(), steps(), linear(), spring())"
+        )
         #expect(parseError("") == ": empty timing function")
         #expect(parseError("spring(1 100 10)")?.contains("spring() takes 4 space-separated numbers") == true)
         #expect(parseError("spring(0 100 10 0)") == "spring(0 100 10 0): mass must be greater than 0")
@@ -95,10 +103,12 @@ import Testing
     @Test func lengthLimitIsExact() {
         let padding = String(repeating: " ", count: TimingFunction.maximumTextLength - "linear".count)
         #expect(parseError("linear" + padding) == nil)  // trimmed, so well under
-        let long = "cubic-bezier(0, 0, 1, 1" + String(repeating: " ", count: TimingFunction.maximumTextLength - 23) + ")"
+        let long =
+            "cubic-bezier(0, 0, 1, 1" + String(repeating: " ", count: TimingFunction.maximumTextLength - 23) + ")"
         #expect(long.utf8.count == TimingFunction.maximumTextLength + 1)
         #expect(parseError(long)?.hasSuffix("longer than 4096 bytes") == true)
-        let exact = "cubic-bezier(0, 0, 1, 1" + String(repeating: " ", count: TimingFunction.maximumTextLength - 24) + ")"
+        let exact =
+            "cubic-bezier(0, 0, 1, 1" + String(repeating: " ", count: TimingFunction.maximumTextLength - 24) + ")"
         #expect(exact.utf8.count == TimingFunction.maximumTextLength)
         #expect(parseError(exact) == nil)
     }

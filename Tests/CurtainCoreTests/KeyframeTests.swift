@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CurtainCore
 
 @Suite struct KeyframeTests {
@@ -27,12 +28,19 @@ import Testing
 
     @Test func discrete() throws {
         let track = try KeyframeTrack(values: three, keyTimes: [0, 0.5, 0.9, 1], mode: .discrete)
-        #expect([0, 0.49, 0.5, 0.89, 0.9, 1].map { track.value(at: $0) } == [.scalar(0), .scalar(0), .scalar(10), .scalar(10), .scalar(40), .scalar(40)])
+        #expect(
+            [0, 0.49, 0.5, 0.89, 0.9, 1].map { track.value(at: $0) } == [
+                .scalar(0), .scalar(0), .scalar(10), .scalar(10), .scalar(40), .scalar(40),
+            ]
+        )
     }
 
     /// Paced: equal distance per unit time, whatever the spacing of the values.
     @Test func paced() throws {
-        let track = try KeyframeTrack(values: [.point(x: 0, y: 0), .point(x: 30, y: 40), .point(x: 30, y: 50)], mode: .paced)
+        let track = try KeyframeTrack(
+            values: [.point(x: 0, y: 0), .point(x: 30, y: 40), .point(x: 30, y: 50)],
+            mode: .paced
+        )
         #expect(track.keyTimes == [0, 50.0 / 60, 1])
         #expect(track.value(at: 0.5) == .point(x: 18, y: 24))
     }
@@ -40,43 +48,85 @@ import Testing
     /// Cubic passes through every value and is smooth (Catmull-Rom) between them.
     @Test func cubic() throws {
         let track = try KeyframeTrack(values: [.scalar(0), .scalar(1), .scalar(0), .scalar(1)], mode: .cubic)
-        for (i, t) in track.keyTimes.enumerated() { expectClose(track.value(at: t).scalarValue!, [0, 1, 0, 1][i], 1e-12) }
+        for (i, t) in track.keyTimes.enumerated() {
+            expectClose(track.value(at: t).scalarValue!, [0, 1, 0, 1][i], 1e-12)
+        }
         // Catmull-Rom with doubled ends: first segment midpoint = (0 + 1)/2 + (m0 − m1)/8 with m0 = 0.5, m1 = 0.
         expectClose(track.value(at: 1.0 / 6).scalarValue!, 0.5 + 0.5 / 8, 1e-12)
     }
 
     @Test func coreAnimationRules() {
         func error(_ body: () throws(TimelineError) -> KeyframeTrack) -> String? {
-            do { _ = try body(); return nil } catch { return error.description }
+            do {
+                _ = try body()
+                return nil
+            } catch { return error.description }
         }
-        #expect(error { () throws(TimelineError) in try KeyframeTrack(values: []) } == "keyframes.values: must hold at least one value")
-        #expect(error { () throws(TimelineError) in try KeyframeTrack(values: three, keyTimes: [0, 1]) }
-                == "keyframes.keyTimes: has 2 entries; linear mode with 3 values needs 3")
-        #expect(error { () throws(TimelineError) in try KeyframeTrack(values: three, keyTimes: [0, 0.6, 0.5]) }
-                == "keyframes.keyTimes[2]: 0.5 is less than the key time before it (0.6); key times must not decrease")
-        #expect(error { () throws(TimelineError) in try KeyframeTrack(values: three, keyTimes: [0.1, 0.5, 1]) }
-                == "keyframes.keyTimes: must start at 0 and end at 1")
-        #expect(error { () throws(TimelineError) in try KeyframeTrack(values: three, keyTimes: [0, 0.5, 1.5]) }
-                == "keyframes.keyTimes[2]: 1.5 is not within [0, 1]")
-        #expect(error { () throws(TimelineError) in try KeyframeTrack(values: three, timingFunctions: [.linear]) }
-                == "keyframes.timingFunctions: has 1 entries; 3 values make 2 segments, one function each")
-        #expect(error { () throws(TimelineError) in try KeyframeTrack(values: three, keyTimes: [0, 0.5, 1], mode: .paced) }
-                == "keyframes.keyTimes: are ignored in paced mode; remove them")
-        #expect(error { () throws(TimelineError) in try KeyframeTrack(values: [.scalar(0), .point(x: 0, y: 0)]) }
-                == "keyframes.values[1]: is a point, but values[0] is a scalar")
-        #expect(error { () throws(TimelineError) in try KeyframeTrack(values: three, keyTimes: [0, 0.5, 0.7, 1], mode: .discrete) } == nil)
+        #expect(
+            error { () throws(TimelineError) in try KeyframeTrack(values: []) }
+                == "keyframes.values: must hold at least one value"
+        )
+        #expect(
+            error { () throws(TimelineError) in try KeyframeTrack(values: three, keyTimes: [0, 1]) }
+                == "keyframes.keyTimes: has 2 entries; linear mode with 3 values needs 3"
+        )
+        #expect(
+            error { () throws(TimelineError) in try KeyframeTrack(values: three, keyTimes: [0, 0.6, 0.5]) }
+                == "keyframes.keyTimes[2]: 0.5 is less than the key time before it (0.6); key times must not decrease"
+        )
+        #expect(
+            error { () throws(TimelineError) in try KeyframeTrack(values: three, keyTimes: [0.1, 0.5, 1]) }
+                == "keyframes.keyTimes: must start at 0 and end at 1"
+        )
+        #expect(
+            error { () throws(TimelineError) in try KeyframeTrack(values: three, keyTimes: [0, 0.5, 1.5]) }
+                == "keyframes.keyTimes[2]: 1.5 is not within [0, 1]"
+        )
+        #expect(
+            error { () throws(TimelineError) in try KeyframeTrack(values: three, timingFunctions: [.linear]) }
+                == "keyframes.timingFunctions: has 1 entries; 3 values make 2 segments, one function each"
+        )
+        #expect(
+            error { () throws(TimelineError) in try KeyframeTrack(values: three, keyTimes: [0, 0.5, 1], mode: .paced) }
+                == "keyframes.keyTimes: are ignored in paced mode; remove them"
+        )
+        #expect(
+            error { () throws(TimelineError) in try KeyframeTrack(values: [.scalar(0), .point(x: 0, y: 0)]) }
+                == "keyframes.values[1]: is a point, but values[0] is a scalar"
+        )
+        #expect(
+            error { () throws(TimelineError) in
+                try KeyframeTrack(values: three, keyTimes: [0, 0.5, 0.7, 1], mode: .discrete)
+            } == nil
+        )
         let atLimit = [Value](repeating: .scalar(0), count: KeyframeTrack.maximumValues)
         #expect(error { () throws(TimelineError) in try KeyframeTrack(values: atLimit) } == nil)
-        #expect(error { () throws(TimelineError) in try KeyframeTrack(values: atLimit + [.scalar(0)]) }
-                == "keyframes.values: holds 1025 values, more than the limit of 1024")
+        #expect(
+            error { () throws(TimelineError) in try KeyframeTrack(values: atLimit + [.scalar(0)]) }
+                == "keyframes.values: holds 1025 values, more than the limit of 1024"
+        )
     }
 }
 
 @Suite struct AnimationTimingTests {
-    func basic(_ fill: Animation.FillMode = .removed, begin: Double = 0, repeatCount: Double = 1,
-               autoreverses: Bool = false, speed: Double = 1, timing: TimingFunction = .linear) -> Animation {
-        Animation(content: .basic(from: .scalar(0), to: .scalar(1)), timing: timing, duration: 2, beginTime: begin,
-                  fill: fill, repeatCount: repeatCount, autoreverses: autoreverses, speed: speed)
+    func basic(
+        _ fill: Animation.FillMode = .removed,
+        begin: Double = 0,
+        repeatCount: Double = 1,
+        autoreverses: Bool = false,
+        speed: Double = 1,
+        timing: TimingFunction = .linear
+    ) -> Animation {
+        Animation(
+            content: .basic(from: .scalar(0), to: .scalar(1)),
+            timing: timing,
+            duration: 2,
+            beginTime: begin,
+            fill: fill,
+            repeatCount: repeatCount,
+            autoreverses: autoreverses,
+            speed: speed
+        )
     }
 
     @Test func fillModes() {
@@ -93,9 +143,9 @@ import Testing
         let a = basic(.forwards, repeatCount: 2, autoreverses: true)
         #expect(a.activeDuration == 8)
         #expect(a.value(at: 1) == .scalar(0.5))
-        #expect(a.value(at: 3) == .scalar(0.5))   // coming back
+        #expect(a.value(at: 3) == .scalar(0.5))  // coming back
         #expect(a.value(at: 4.5) == .scalar(0.25))
-        #expect(a.value(at: 9) == .scalar(0))     // ends where a reversing pass ends
+        #expect(a.value(at: 9) == .scalar(0))  // ends where a reversing pass ends
         let partial = basic(.forwards, repeatCount: 1.5)
         #expect(partial.value(at: 10) == .scalar(0.5))
         #expect(basic(repeatCount: .infinity).endTime == .infinity)
@@ -110,8 +160,8 @@ import Testing
     /// The before flag reaches steps() only in the before phase (CSS Easing 2).
     @Test func beforeFlagOnlyInBeforePhase() {
         let a = basic(.both, begin: 1, timing: .steps(Steps(1, .start)))
-        #expect(a.value(at: 0.5) == .scalar(0))   // before phase, flag set
-        #expect(a.value(at: 1) == .scalar(1))     // active phase at progress 0, flag clear
+        #expect(a.value(at: 0.5) == .scalar(0))  // before phase, flag set
+        #expect(a.value(at: 1) == .scalar(1))  // active phase at progress 0, flag clear
     }
 }
 
@@ -137,7 +187,7 @@ import Testing
     /// Finishing from p takes (1 − p)·D / speed; cancelling takes p·D / speed; ends are exact.
     @Test func finishAndCancelDurations() throws {
         var finishing = InteractiveClock(duration: 2, startingAt: 0)
-        try finishing.pause(at: 0.6)          // p = 0.3
+        try finishing.pause(at: 0.6)  // p = 0.3
         try finishing.finish(at: 1, completionSpeed: 2, curve: .easeOut)
         let end = 1 + 0.7 * 2 / 2
         #expect(finishing.phase(at: end - 1e-9) == .finishing)
@@ -165,8 +215,10 @@ import Testing
     @Test func errors() throws {
         var clock = InteractiveClock(duration: 1, startingAt: 0)
         #expect(throws: InteractiveClock.ClockError.progressOutOfRange(1.5)) { try clock.seek(to: 1.5, at: 0) }
-        #expect(throws: InteractiveClock.ClockError.invalidCompletionSpeed(0)) { try clock.finish(at: 0, completionSpeed: 0) }
+        #expect(throws: InteractiveClock.ClockError.invalidCompletionSpeed(0)) {
+            try clock.finish(at: 0, completionSpeed: 0)
+        }
         #expect(throws: InteractiveClock.ClockError.ended(.finished)) { try clock.pause(at: 5) }
-        #expect(clock.progress(at: 5) == 1)   // the failed calls changed nothing
+        #expect(clock.progress(at: 5) == 1)  // the failed calls changed nothing
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CurtainCore
 
 /// Expected values that no one here wrote, each with its source.
@@ -47,15 +48,15 @@ import Testing
     // TEST(CubicBezierTest, InputOutOfRange): EXPECT_EQ (exact) outside [0, 1].
     @Test func inputOutOfRange() {
         let cases: [(CubicBezier, Double, Double)] = [
-            (CubicBezier(0.5, 1, 0.5, 1), -2, 1),          // simple
-            (CubicBezier(0, 0, 1, 1), -1, 2),              // coincident_endpoints
-            (CubicBezier(0, 1, 1, 0), 0, 1),               // vertical_gradient
-            (CubicBezier(0.5, 0, 1, 0.5), 0, 1),           // vertical_trailing_gradient
-            (CubicBezier(0.1, 0.2, 0.8, 0.8), -2, 2),      // distinct_endpoints
-            (CubicBezier(0, 0, 0.5, 1), -2, 1),            // coincident_leading_endpoint
-            (CubicBezier(1, 0.5, 1, 1), -0.5, 1),          // coincident_trailing_endpoint
-            (CubicBezier(0, 0, 0, 0), -1, 2),              // all_zeros (linear)
-            (CubicBezier(1, 1, 1, 1), -1, 2),              // all_ones (linear)
+            (CubicBezier(0.5, 1, 0.5, 1), -2, 1),  // simple
+            (CubicBezier(0, 0, 1, 1), -1, 2),  // coincident_endpoints
+            (CubicBezier(0, 1, 1, 0), 0, 1),  // vertical_gradient
+            (CubicBezier(0.5, 0, 1, 0.5), 0, 1),  // vertical_trailing_gradient
+            (CubicBezier(0.1, 0.2, 0.8, 0.8), -2, 2),  // distinct_endpoints
+            (CubicBezier(0, 0, 0.5, 1), -2, 1),  // coincident_leading_endpoint
+            (CubicBezier(1, 0.5, 1, 1), -0.5, 1),  // coincident_trailing_endpoint
+            (CubicBezier(0, 0, 0, 0), -1, 2),  // all_zeros (linear)
+            (CubicBezier(1, 1, 1, 1), -1, 2),  // all_ones (linear)
         ]
         for (f, atMinusOne, atTwo) in cases {
             #expect(f.value(at: -1) == atMinusOne, "\(f) at -1")
@@ -68,8 +69,10 @@ import Testing
     // TEST(CubicBezierTest, CommonEasingFunctions / ControlPointsOutsideUnitSquare): solving
     // x(t) for x = x(t) gives t back within 1e-5 (solver epsilon 1e-7).
     @Test(arguments: [
-        CubicBezier(0.25, 0.1, 0.25, 1), CubicBezier(0.42, 0, 1, 1), CubicBezier(0, 0, 0.58, 1), CubicBezier(0.42, 0, 0.58, 1),
-        CubicBezier(0, 0, 0, 0), CubicBezier(1, 1, 1, 1), CubicBezier(0.3, 1.5, 0.8, 1.5), CubicBezier(0.4, -0.8, 0.7, 1.7),
+        CubicBezier(0.25, 0.1, 0.25, 1), CubicBezier(0.42, 0, 1, 1), CubicBezier(0, 0, 0.58, 1),
+        CubicBezier(0.42, 0, 0.58, 1),
+        CubicBezier(0, 0, 0, 0), CubicBezier(1, 1, 1, 1), CubicBezier(0.3, 1.5, 0.8, 1.5),
+        CubicBezier(0.4, -0.8, 0.7, 1.7),
         CubicBezier(0.7, -2, 1, -1.5), CubicBezier(0, 4, 1, -3),
     ])
     func solverRecoversT(curve: CubicBezier) {
@@ -92,26 +95,34 @@ import Testing
         return animation.value(at: ms / 1000)!.scalarValue!
     }
 
-    @Test(arguments: [
-        // (keyframe easing, overall easing, [(time ms, left px)]), in the file's order.
-        ("step-start", "cubic-bezier(0, 1.5, 1, 1.5)", [(0.0, 100.0), (230, 100), (250, 200), (1000, 100)]),
-        ("step-start", "cubic-bezier(0, 3, 1, 3)", [(0, 100), (114, 200), (500, 300), (900, 200)]),
-        ("step-start", "cubic-bezier(0, -0.5, 1, -0.5)", [(0, 100), (750, 0), (800, 100), (1000, 100)]),
-        ("step-start", "cubic-bezier(0, -2, 1, -2)", [(0, 100), (100, 0), (500, -100), (1000, 100)]),
-        ("step-end", "cubic-bezier(0, 1.5, 1, 1.5)", [(0, 0), (230, 0), (250, 100), (1000, 100)]),
-        ("step-end", "cubic-bezier(0, 3, 1, 3)", [(0, 0), (114, 100), (500, 200), (900, 100)]),
-        ("step-end", "cubic-bezier(0, -0.5, 1, -0.5)", [(0, 0), (750, -100), (800, 0), (1000, 100)]),
-        ("steps(1, jump-both)", "cubic-bezier(0, 1.5, 1, 1.5)", [(0, 50), (230, 50), (250, 100), (1000, 100)]),
-        ("steps(1, jump-both)", "cubic-bezier(0, 3, 1, 3)", [(0, 50), (114, 100), (500, 150), (900, 100)]),
-        ("steps(1, jump-both)", "cubic-bezier(0, -0.5, 1, -0.5)", [(0, 50), (750, 0), (800, 50), (1000, 100)]),
-        ("steps(2, jump-none)", "cubic-bezier(0, 1.5, 1, 1.5)", [(0, 0), (45, 100), (230, 100), (250, 200), (1000, 100)]),
-        ("steps(2, jump-none)", "cubic-bezier(0, 3, 1, 3)", [(0, 0), (114, 300), (500, 400), (900, 300)]),
-        ("steps(2, jump-none)", "cubic-bezier(0, -0.5, 1, -0.5)", [(0, 0), (750, -100), (800, 0), (1000, 100)]),
-    ] as [(String, String, [(Double, Double)])])
+    @Test(
+        arguments: [
+            // (keyframe easing, overall easing, [(time ms, left px)]), in the file's order.
+            ("step-start", "cubic-bezier(0, 1.5, 1, 1.5)", [(0.0, 100.0), (230, 100), (250, 200), (1000, 100)]),
+            ("step-start", "cubic-bezier(0, 3, 1, 3)", [(0, 100), (114, 200), (500, 300), (900, 200)]),
+            ("step-start", "cubic-bezier(0, -0.5, 1, -0.5)", [(0, 100), (750, 0), (800, 100), (1000, 100)]),
+            ("step-start", "cubic-bezier(0, -2, 1, -2)", [(0, 100), (100, 0), (500, -100), (1000, 100)]),
+            ("step-end", "cubic-bezier(0, 1.5, 1, 1.5)", [(0, 0), (230, 0), (250, 100), (1000, 100)]),
+            ("step-end", "cubic-bezier(0, 3, 1, 3)", [(0, 0), (114, 100), (500, 200), (900, 100)]),
+            ("step-end", "cubic-bezier(0, -0.5, 1, -0.5)", [(0, 0), (750, -100), (800, 0), (1000, 100)]),
+            ("steps(1, jump-both)", "cubic-bezier(0, 1.5, 1, 1.5)", [(0, 50), (230, 50), (250, 100), (1000, 100)]),
+            ("steps(1, jump-both)", "cubic-bezier(0, 3, 1, 3)", [(0, 50), (114, 100), (500, 150), (900, 100)]),
+            ("steps(1, jump-both)", "cubic-bezier(0, -0.5, 1, -0.5)", [(0, 50), (750, 0), (800, 50), (1000, 100)]),
+            (
+                "steps(2, jump-none)", "cubic-bezier(0, 1.5, 1, 1.5)",
+                [(0, 0), (45, 100), (230, 100), (250, 200), (1000, 100)]
+            ),
+            ("steps(2, jump-none)", "cubic-bezier(0, 3, 1, 3)", [(0, 0), (114, 300), (500, 400), (900, 300)]),
+            ("steps(2, jump-none)", "cubic-bezier(0, -0.5, 1, -0.5)", [(0, 0), (750, -100), (800, 0), (1000, 100)]),
+        ] as [(String, String, [(Double, Double)])]
+    )
     func output(keyframeEasing: String, overall: String, samples: [(Double, Double)]) throws {
         for (ms, px) in samples {
             let value = try left(keyframeEasing: keyframeEasing, overall: overall, at: ms)
-            #expect(abs(value - px) < 1e-9, "\(keyframeEasing) under \(overall) at \(ms) ms: \(value) px, expected \(px) px")
+            #expect(
+                abs(value - px) < 1e-9,
+                "\(keyframeEasing) under \(overall) at \(ms) ms: \(value) px, expected \(px) px"
+            )
         }
     }
 }
@@ -123,12 +134,18 @@ import Testing
 @Suite struct WPTCubicBezierTimingFunctionsOutputTests {
     func left(keyframe: CubicBezier, effect: CubicBezier, at ms: Double) throws -> Double {
         let track = try KeyframeTrack(values: [.scalar(0), .scalar(100)], timingFunctions: [.cubicBezier(keyframe)])
-        let animation = Animation(content: .keyframes(track), timing: .cubicBezier(effect), duration: 1, fill: .forwards)
+        let animation = Animation(
+            content: .keyframes(track),
+            timing: .cubicBezier(effect),
+            duration: 1,
+            fill: .forwards
+        )
         return animation.value(at: ms / 1000)!.scalarValue!
     }
 
     @Test func greaterThanOne() throws {
-        let keyframe = CubicBezier(0.5, 1, 0.5, 0), effect = CubicBezier(0, 1.5, 1, 1.5)
+        let keyframe = CubicBezier(0.5, 1, 0.5, 0)
+        let effect = CubicBezier(0, 1.5, 1, 1.5)
         // "p3x + (p2y - p3y) / (p2x - p3x) * (x - p3x)"
         let extrapolated = { (x: Double) in 1 + (0 - 1) / (0.5 - 1) * (x - 1) }
         for ms in [0.0, 230, 240, 700, 990, 1000] {
@@ -138,11 +155,14 @@ import Testing
         }
         // Vertical tangent at the upper end: the value stays at 1.
         let vertical = CubicBezier(0, 1.5, 1, 1.5)
-        for ms in [240.0, 700, 990] { expectClose(try left(keyframe: vertical, effect: vertical, at: ms), 100, 0.01, "at \(ms) ms") }
+        for ms in [240.0, 700, 990] {
+            expectClose(try left(keyframe: vertical, effect: vertical, at: ms), 100, 0.01, "at \(ms) ms")
+        }
     }
 
     @Test func lessThanZero() throws {
-        let keyframe = CubicBezier(0.5, 1, 0.5, 0), effect = CubicBezier(0, -0.5, 1, -0.5)
+        let keyframe = CubicBezier(0.5, 1, 0.5, 0)
+        let effect = CubicBezier(0, -0.5, 1, -0.5)
         // "p0x + (p1y - p0y) / (p1x - p0x) * (x - p0x)"
         let extrapolated = { (x: Double) in (1 / 0.5) * x }
         for ms in [0.0, 10, 300, 750, 770, 1000] {
@@ -152,6 +172,8 @@ import Testing
         }
         // Vertical tangent at the lower end: the value stays at 0.
         let vertical = CubicBezier(0, -0.5, 1, -0.5)
-        for ms in [10.0, 300, 750] { expectClose(try left(keyframe: vertical, effect: vertical, at: ms), 0, 0.01, "at \(ms) ms") }
+        for ms in [10.0, 300, 750] {
+            expectClose(try left(keyframe: vertical, effect: vertical, at: ms), 0, 0.01, "at \(ms) ms")
+        }
     }
 }

@@ -1,8 +1,10 @@
+import Testing
+
+@testable import CurtainCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import CurtainCore
-import Testing
 
 /// Each seed's transition, checked at its ends and in its characteristic middle.
 @Suite struct SeedTransitionTests {
@@ -15,12 +17,17 @@ import Testing
     }
 
     @Test func slideComesInFromTheChosenEdgeOnASpring() throws {
-        let t = try timeline("slide", ["screen.width": 1920, "screen.height": 1080, "direction.x": -1, "direction.y": 0])
+        let t = try timeline(
+            "slide",
+            ["screen.width": 1920, "screen.height": 1080, "direction.x": -1, "direction.y": 0]
+        )
         #expect(value(t, "window", "translationX", at: 0) == .scalar(-1920))
         #expect(value(t, "window", "translationY", at: 0) == .scalar(0))
         #expect(value(t, "window", "translationX", at: t.duration) == .scalar(0))
         // Underdamped: it passes the edge before it settles.
-        let overshoot = stride(from: 0.0, through: 1.0, by: 0.01).map { value(t, "window", "translationX", at: $0).component(0) }.max()!
+        let overshoot = stride(from: 0.0, through: 1.0, by: 0.01).map {
+            value(t, "window", "translationX", at: $0).component(0)
+        }.max()!
         #expect(overshoot > 0)
     }
 
@@ -28,14 +35,16 @@ import Testing
     /// follows exactly that spring (Spring(duration: 1, dampingRatio: 0.5)), overshoots by its
     /// closed-form first peak, e^(−ζπ/√(1−ζ²)) = 16.3 % of the distance, and lasts 1 s.
     @Test func slideUsesTheArticlesSpring() throws {
-        let t = try timeline("slide")   // from the bottom, 667 pt
+        let t = try timeline("slide")  // from the bottom, 667 pt
         #expect(t.duration == 1)
         let spring = Spring(duration: 1, dampingRatio: 0.5, initialVelocity: 0)
         for time in stride(from: 0.0, through: 0.95, by: 0.05) {
             let expected = 667 * (1 - spring.value(atTime: time))
             #expect(abs(value(t, "window", "translationY", at: time).component(0) - expected) < 1e-9, "t=\(time)")
         }
-        let peak = stride(from: 0.0, through: 1.0, by: 0.001).map { -value(t, "window", "translationY", at: $0).component(0) }.max()!
+        let peak = stride(from: 0.0, through: 1.0, by: 0.001).map {
+            -value(t, "window", "translationY", at: $0).component(0)
+        }.max()!
         let zeta = 0.5
         let firstPeak = 667 * exp(-zeta * .pi / (1 - zeta * zeta).squareRoot())
         #expect(abs(peak - firstPeak) < 0.5, "peak \(peak) pt, closed form \(firstPeak) pt")
@@ -47,7 +56,10 @@ import Testing
         let spring = Spring(duration: 1, dampingRatio: 0.5, initialVelocity: 0)
         #expect(value(t, "splash", "opacity", at: 0) == .scalar(1))
         for time in [0.1, 0.3, 0.5, 0.9] {
-            #expect(abs(value(t, "splash", "opacity", at: time).component(0) - (1 - 0.5 * spring.value(atTime: time))) < 1e-9)
+            #expect(
+                abs(value(t, "splash", "opacity", at: time).component(0) - (1 - 0.5 * spring.value(atTime: time)))
+                    < 1e-9
+            )
         }
         #expect(abs(value(t, "splash", "opacity", at: 0.999).component(0) - 0.5) < 0.001)
         #expect(value(t, "splash", "opacity", at: 1) == .scalar(1))
@@ -84,11 +96,14 @@ import Testing
     }
 
     @Test func logoMovesToTheFrameTheDestinationReports() throws {
-        let t = try timeline("logo-move", ["element.logo.x": 40, "element.logo.y": 60, "element.logo.width": 32, "element.logo.height": 32])
+        let t = try timeline(
+            "logo-move",
+            ["element.logo.x": 40, "element.logo.y": 60, "element.logo.width": 32, "element.logo.height": 32]
+        )
         #expect(value(t, "logo", "position", at: 0) == .point(x: 375 / 2, y: 667 / 2))
         #expect(value(t, "logo", "position", at: 0.7) == .point(x: 40, y: 60))
         #expect(value(t, "logo", "bounds", at: 0.7) == .rect(x: 0, y: 0, width: 32, height: 32))
-        let still = try timeline("logo-move")   // nothing reported: the logo stays where it is
+        let still = try timeline("logo-move")  // nothing reported: the logo stays where it is
         #expect(value(still, "logo", "position", at: 0.5) == value(still, "logo", "position", at: 0))
     }
 
@@ -118,25 +133,36 @@ import Testing
         #expect(value(t, "backdrop", "blurRadius", at: 0) == .scalar(0))
         #expect(value(t, "backdrop", "blurRadius", at: 2.5) == .scalar(20))
         #expect(value(t, "backdrop", "opacity", at: 2.5) == .scalar(0.5))
-        #expect(value(t, "backdrop", "opacity", at: 100) == .scalar(0.5))   // and stays
+        #expect(value(t, "backdrop", "opacity", at: 100) == .scalar(0.5))  // and stays
     }
 
     /// Transform's 3-D parts: written, interpolated, projected; and how a renderer reads them.
     @Test func rotationYAndPerspective() throws {
-        let document = try TimelineDocument(json: Array("""
-        {"name": "t", "animations": [{"layer": "card", "property": "transform", "from": {"rotationY": 0, "m34": 0},
-          "to": {"rotationY": 1, "m34": -0.002, "scale": 2}, "duration": 1}]}
-        """.utf8))
+        let document = try TimelineDocument(
+            json: Array(
+                """
+                {"name": "t", "animations": [{"layer": "card", "property": "transform", "from": {"rotationY": 0, "m34": 0},
+                  "to": {"rotationY": 1, "m34": -0.002, "scale": 2}, "duration": 1}]}
+                """.utf8
+            )
+        )
         let t = try Timeline(document: document)
-        #expect(value(t, "card", "transform", at: 0.5) == .transform(Transform(scaleX: 1.5, scaleY: 1.5, rotationY: 0.5, m34: -0.001)))
-        #expect(Value.componentNames(.transform) == ["scaleX", "scaleY", "rotation", "translationX", "translationY", "rotationY", "m34"])
+        #expect(
+            value(t, "card", "transform", at: 0.5)
+                == .transform(Transform(scaleX: 1.5, scaleY: 1.5, rotationY: 0.5, m34: -0.001))
+        )
+        #expect(
+            Value.componentNames(.transform) == [
+                "scaleX", "scaleY", "rotation", "translationX", "translationY", "rotationY", "m34",
+            ]
+        )
         // x' = x·cos θ / w, y' = y / w, w = 1 − m34·x·sin θ.
         let flip = Transform(rotationY: .pi / 3, m34: -0.002)
         let p = flip.project(x: 100, y: 50)!
         let w = 1 + 0.002 * 100 * (3.0).squareRoot() / 2
         #expect(abs(p.x - 100 * 0.5 / w) < 1e-12 && abs(p.y - 50 / w) < 1e-12)
-        #expect(Transform(rotationY: .pi / 2).project(x: 100, y: 5)!.x.magnitude < 1e-12)   // edge-on
-        #expect(Transform(rotationY: -.pi / 2, m34: -0.01).project(x: 100, y: 0) == nil)    // at the eye
+        #expect(Transform(rotationY: .pi / 2).project(x: 100, y: 5)!.x.magnitude < 1e-12)  // edge-on
+        #expect(Transform(rotationY: -.pi / 2, m34: -0.01).project(x: 100, y: 0) == nil)  // at the eye
         #expect(!Transform.identity.hasDepth && flip.hasDepth)
     }
 
@@ -144,7 +170,7 @@ import Testing
         let layer = SceneLayer(id: "b", bounds: .init(x: 0, y: 0, width: 1, height: 1), position: .init(x: 0, y: 0))
         func blur(_ r: Double) -> Double { LayerPresentation(layer, values: ["b.blurRadius": .scalar(r)]).blurRadius }
         #expect(blur(LayerPresentation.maximumBlurRadius) == 250)
-        #expect(blur(250.5) == 250)   // one past the limit: clamped
+        #expect(blur(250.5) == 250)  // one past the limit: clamped
         #expect(blur(-1) == 0 && blur(.nan) == 0 && blur(20) == 20)
         let turned = LayerPresentation(layer, values: ["b.rotationY": .scalar(0.3), "b.m34": .scalar(-0.002)]).transform
         #expect(turned.rotationY == 0.3 && turned.m34 == -0.002)
@@ -152,7 +178,10 @@ import Testing
 
     @Test func fadeIsThePlainCrossFade() throws {
         let t = try timeline(Presets.reducedMotionReveal)
-        #expect(value(t, "splash", "opacity", at: 0.15).component(0) > 0 && value(t, "splash", "opacity", at: 0.3) == .scalar(0))
+        #expect(
+            value(t, "splash", "opacity", at: 0.15).component(0) > 0
+                && value(t, "splash", "opacity", at: 0.3) == .scalar(0)
+        )
         #expect(value(t, "window", "opacity", at: 0.3) == .scalar(1))
         #expect(try timeline(Presets.reducedMotionAppear).duration == 0.2)
     }

@@ -1,21 +1,29 @@
-import Testing
 import RealModule
+import Testing
+
 @testable import CurtainCore
 
 /// The closed forms are checked against an independent numerical solution of the same ODE
 /// (classic 4th-order Runge–Kutta with a 10 µs step), for each damping regime.
 @Suite struct SpringTests {
     static func integrate(_ spring: Spring, until end: Double) -> (position: Double, velocity: Double) {
-        var x = -1.0, v = spring.initialVelocity
+        var x = -1.0
+        var v = spring.initialVelocity
         let h = 1e-5
-        let m = spring.mass, k = spring.stiffness, c = spring.damping
+        let m = spring.mass
+        let k = spring.stiffness
+        let c = spring.damping
         func a(_ x: Double, _ v: Double) -> Double { (-k * x - c * v) / m }
         var t = 0.0
         while t < end - h / 2 {
-            let k1x = v, k1v = a(x, v)
-            let k2x = v + h / 2 * k1v, k2v = a(x + h / 2 * k1x, v + h / 2 * k1v)
-            let k3x = v + h / 2 * k2v, k3v = a(x + h / 2 * k2x, v + h / 2 * k2v)
-            let k4x = v + h * k3v, k4v = a(x + h * k3x, v + h * k3v)
+            let k1x = v
+            let k1v = a(x, v)
+            let k2x = v + h / 2 * k1v
+            let k2v = a(x + h / 2 * k1x, v + h / 2 * k1v)
+            let k3x = v + h / 2 * k2v
+            let k3v = a(x + h / 2 * k2x, v + h / 2 * k2v)
+            let k4x = v + h * k3v
+            let k4v = a(x + h * k3x, v + h * k3v)
             x += h / 6 * (k1x + 2 * k2x + 2 * k3x + k4x)
             v += h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
             t += h
@@ -24,11 +32,11 @@ import RealModule
     }
 
     @Test(arguments: [
-        Spring(mass: 1, stiffness: 100, damping: 10, initialVelocity: 0),   // ζ = 0.5
-        Spring(mass: 2, stiffness: 300, damping: 3, initialVelocity: 5),    // ζ ≈ 0.061, lively
-        Spring(mass: 1, stiffness: 100, damping: 20, initialVelocity: 0),   // ζ = 1
+        Spring(mass: 1, stiffness: 100, damping: 10, initialVelocity: 0),  // ζ = 0.5
+        Spring(mass: 2, stiffness: 300, damping: 3, initialVelocity: 5),  // ζ ≈ 0.061, lively
+        Spring(mass: 1, stiffness: 100, damping: 20, initialVelocity: 0),  // ζ = 1
         Spring(mass: 1, stiffness: 100, damping: 20, initialVelocity: -4),  // ζ = 1, starts away
-        Spring(mass: 1, stiffness: 100, damping: 50, initialVelocity: 2),   // ζ = 2.5
+        Spring(mass: 1, stiffness: 100, damping: 50, initialVelocity: 2),  // ζ = 2.5
     ])
     func closedFormMatchesIntegration(spring: Spring) {
         for t in [0.05, 0.2, 0.5, 1.3] {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CurtainCore
 
 /// Expected outputs follow CSS Easing Level 2 §"step easing functions" (the algorithm and its
@@ -53,7 +54,9 @@ import Testing
 
     @Test func errors() {
         #expect(parseError("steps(0)") == "steps(0): the step count must be at least 1")
-        #expect(parseError("steps(1, jump-none)") == "steps(1, jump-none): the step count must be at least 2 with jump-none")
+        #expect(
+            parseError("steps(1, jump-none)") == "steps(1, jump-none): the step count must be at least 2 with jump-none"
+        )
         #expect(parseError("steps(2, middle)")?.hasPrefix("steps(2, middle): unknown step position 'middle'") == true)
         #expect(parseError("steps(1.5)") == "steps(1.5): the step count is not a number: '1.5'")
         #expect(parseError("steps()") == "steps(): steps() takes a step count and an optional position, got 0")
@@ -76,11 +79,17 @@ import Testing
         expectClose(f.value(at: 0.375), 0.125, 1e-15)
         expectClose(f.value(at: 0.875), 0.625, 1e-15)
         // Two percentages make a flat run; a later smaller input is raised to the largest so far.
-        guard case .linearStops(let g) = try parse("linear(0, 0.5 20% 80%, 1 50%)") else { Issue.record("not linear()"); return }
+        guard case .linearStops(let g) = try parse("linear(0, 0.5 20% 80%, 1 50%)") else {
+            Issue.record("not linear()")
+            return
+        }
         #expect(g.points.map(\.input) == [0, 0.2, 0.8, 0.8])
         #expect(g.value(at: 0.5) == 0.5)
         // The last stop defaults to max(100%, largest input).
-        guard case .linearStops(let h) = try parse("linear(0 120%, 1)") else { Issue.record("not linear()"); return }
+        guard case .linearStops(let h) = try parse("linear(0 120%, 1)") else {
+            Issue.record("not linear()")
+            return
+        }
         #expect(h.points.map(\.input) == [1.2, 1.2])
     }
 
@@ -93,7 +102,9 @@ import Testing
     @Test func errors() {
         #expect(parseError("linear(1)") == "linear(1): linear() takes at least 2 stops, got 1")
         #expect(parseError("linear(0, 1 2 3)") == "linear(0, 1 2 3): stop 2 has more than one output number")
-        #expect(parseError("linear(0, 1 10% 20% 30%)") == "linear(0, 1 10% 20% 30%): stop 2 has more than two percentages")
+        #expect(
+            parseError("linear(0, 1 10% 20% 30%)") == "linear(0, 1 10% 20% 30%): stop 2 has more than two percentages"
+        )
         #expect(parseError("linear(0, x)") == "linear(0, x): stop 2's output is not a number: 'x'")
     }
 }

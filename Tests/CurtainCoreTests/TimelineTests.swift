@@ -1,5 +1,6 @@
-import Testing
 import RealModule
+import Testing
+
 @testable import CurtainCore
 
 /// Seed 000 (Yula): every number checked here is the article's (see Presets/Yula.swift).
@@ -13,7 +14,7 @@ import RealModule
         #expect(reveal.evaluate(at: 0).scalar(reveal, "mask", "scale") == 1)
         expectClose(reveal.evaluate(at: 0.12).scalar(reveal, "mask", "scale"), 0.85, 1e-12)
         #expect(reveal.evaluate(at: 0.6).scalar(reveal, "mask", "scale") == 18)
-        #expect(reveal.evaluate(at: 5).scalar(reveal, "mask", "scale") == 18)   // fill forwards
+        #expect(reveal.evaluate(at: 5).scalar(reveal, "mask", "scale") == 18)  // fill forwards
         // Halfway through the first segment, ease-in-ease-out is exactly halfway: (1 + 0.85) / 2.
         expectClose(reveal.evaluate(at: 0.06).scalar(reveal, "mask", "scale"), 0.925, 1e-9)
         // Second segment uses easeOut: at its middle (0.36 s) 0.85 + (18 − 0.85)·easeOut(0.5).
@@ -24,7 +25,10 @@ import RealModule
     }
 
     @Test func finalScaleFollowsScreenHeight() throws {
-        let tall = try Timeline(document: Presets.document(named: "yula-mask-reveal")!, parameters: ["screen.height": 812, "screen.width": 375])
+        let tall = try Timeline(
+            document: Presets.document(named: "yula-mask-reveal")!,
+            parameters: ["screen.height": 812, "screen.width": 375]
+        )
         expectClose(tall.evaluate(at: 0.6).scalar(tall, "mask", "scale"), 18 * 812 / 667, 1e-12)
     }
 
@@ -33,7 +37,10 @@ import RealModule
         let angle = -Double.atan(333.5 / 187.5)
         expectClose(reveal.evaluate(at: 0.6).scalar(reveal, "mask", "rotation"), angle, 1e-15)
         expectClose(reveal.evaluate(at: 0.3).scalar(reveal, "mask", "rotation"), angle / 2, 1e-15)
-        let moved = try Timeline(document: Presets.document(named: "yula-mask-reveal")!, parameters: ["mask.x": 100, "mask.y": 100])
+        let moved = try Timeline(
+            document: Presets.document(named: "yula-mask-reveal")!,
+            parameters: ["mask.x": 100, "mask.y": 100]
+        )
         expectClose(moved.evaluate(at: 0.6).scalar(moved, "logo", "rotation"), -Double.pi / 4, 1e-15)
     }
 
@@ -86,32 +93,45 @@ import RealModule
     }
 
     func error(_ json: String) -> String? {
-        do { _ = try compile(json); return nil } catch { return error.description }
+        do {
+            _ = try compile(json)
+            return nil
+        } catch { return error.description }
     }
 
     @Test func valueKinds() throws {
-        let t = try compile("""
-        {"name": "kinds", "animations": [
-          {"layer": "a", "property": "frame", "from": {"x": 0, "y": 0, "width": 10, "height": 10},
-           "to": {"x": 10, "y": "screen.h", "width": 20, "height": 20}, "duration": 1},
-          {"layer": "a", "property": "tint", "from": "#ff000080", "to": "#00f", "duration": 1},
-          {"layer": "a", "property": "transform", "from": {"scale": 1}, "to": {"scale": 2, "rotation": "pi"}, "duration": 1},
-          {"layer": "a", "property": "blur", "from": 0, "to": 20, "duration": 1}
-        ]}
-        """, ["screen.h": 100])
+        let t = try compile(
+            """
+            {"name": "kinds", "animations": [
+              {"layer": "a", "property": "frame", "from": {"x": 0, "y": 0, "width": 10, "height": 10},
+               "to": {"x": 10, "y": "screen.h", "width": 20, "height": 20}, "duration": 1},
+              {"layer": "a", "property": "tint", "from": "#ff000080", "to": "#00f", "duration": 1},
+              {"layer": "a", "property": "transform", "from": {"scale": 1}, "to": {"scale": 2, "rotation": "pi"}, "duration": 1},
+              {"layer": "a", "property": "blur", "from": 0, "to": 20, "duration": 1}
+            ]}
+            """,
+            ["screen.h": 100]
+        )
         let frame = t.evaluate(at: 0.5)
         #expect(frame.values[0] == .rect(x: 5, y: 50, width: 15, height: 15))
-        guard case .color(let c) = frame.values[1] else { Issue.record("not a colour"); return }
-        expectClose(c.red, 0.5, 1e-12); expectClose(c.blue, 0.5, 1e-12); expectClose(c.alpha, (128.0 / 255 + 1) / 2, 1e-12)
+        guard case .color(let c) = frame.values[1] else {
+            Issue.record("not a colour")
+            return
+        }
+        expectClose(c.red, 0.5, 1e-12)
+        expectClose(c.blue, 0.5, 1e-12)
+        expectClose(c.alpha, (128.0 / 255 + 1) / 2, 1e-12)
         #expect(frame.values[2] == .transform(Transform(scaleX: 1.5, scaleY: 1.5, rotation: .pi / 2)))
         #expect(frame.values[3] == .scalar(10))
     }
 
     @Test func springAnimationDefaultsToItsSettlingDuration() throws {
-        let t = try compile("""
-        {"name": "s", "animations": [{"layer": "panel", "property": "y", "from": 100, "to": 0,
-          "spring": {"stiffness": 100, "damping": 10}, "fill": "forwards"}]}
-        """)
+        let t = try compile(
+            """
+            {"name": "s", "animations": [{"layer": "panel", "property": "y", "from": 100, "to": 0,
+              "spring": {"stiffness": 100, "damping": 10}, "fill": "forwards"}]}
+            """
+        )
         let spring = Spring(stiffness: 100, damping: 10)
         expectClose(t.duration, spring.settlingDuration(), 1e-12)
         expectClose(t.evaluate(at: 0.2).values[0].scalarValue!, 100 - 100 * spring.value(atTime: 0.2), 1e-9)
@@ -120,46 +140,92 @@ import RealModule
 
     @Test func uiKitSpringFromSeed001() throws {
         // Seed 001: usingSpringWithDamping 0.5, over the transition's duration.
-        let t = try compile("""
-        {"name": "s", "animations": [{"layer": "panel", "property": "y", "from": 600, "to": 0,
-          "spring": {"duration": 0.5, "dampingRatio": 0.5, "initialVelocity": 0}, "fill": "forwards"}]}
-        """)
+        let t = try compile(
+            """
+            {"name": "s", "animations": [{"layer": "panel", "property": "y", "from": 600, "to": 0,
+              "spring": {"duration": 0.5, "dampingRatio": 0.5, "initialVelocity": 0}, "fill": "forwards"}]}
+            """
+        )
         #expect(t.duration == 0.5)
         #expect(t.evaluate(at: 0.5).values[0] == .scalar(0))
     }
 
     @Test func fromDefaultsToTheModelValue() throws {
-        let t = try compile("""
-        {"name": "m", "layers": [{"id": "a", "initial": {"opacity": 0.4}}],
-         "animations": [{"layer": "a", "property": "opacity", "to": 1, "duration": 1}]}
-        """)
+        let t = try compile(
+            """
+            {"name": "m", "layers": [{"id": "a", "initial": {"opacity": 0.4}}],
+             "animations": [{"layer": "a", "property": "opacity", "to": 1, "duration": 1}]}
+            """
+        )
         expectClose(t.evaluate(at: 0.5).values[0].scalarValue!, 0.7, 1e-12)
-        #expect(t.evaluate(at: 2).values[0] == .scalar(0.4))   // removed: the model value shows
+        #expect(t.evaluate(at: 2).values[0] == .scalar(0.4))  // removed: the model value shows
     }
 
     @Test func preciseErrors() {
-        #expect(error(#"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1}]}"#)
-                == "animations[0].duration: is required (seconds)")
-        #expect(error(#"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1, "duration": 1, "timing": "cubic-bezier(2, 0, 0, 1)"}]}"#)
-                == "animations[0].timing: cubic-bezier(2, 0, 0, 1): x1 must be within [0, 1]")
-        #expect(error(#"{"name": "x", "layers": [{"id": "a"}], "animations": [{"layer": "b", "property": "p", "from": 0, "to": 1, "duration": 1}]}"#)
-                == "animations[0].layer: unknown layer 'b' (declared: a)")
-        #expect(error(#"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": "2 *", "duration": 1}]}"#)
-                == "animations[0].to: '2 *' column 4: expected a number, a name or '('")
-        #expect(error(#"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": "height", "duration": 1}]}"#)
-                == "animations[0].to: 'height' column 1: unknown parameter 'height' (known: )")
-        #expect(error(#"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": {"x": 1}, "duration": 1}]}"#)?
-                .hasPrefix("animations[0].to: keys [\"x\"] name no value kind") == true)
-        #expect(error(#"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1, "duration": -1}]}"#)
-                == "animations[0].duration: -1.0 is negative")
-        #expect(error(#"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1, "duration": 1, "fill": "sideways"}]}"#)?
-                .hasPrefix("animations[0].fill:") == true)
-        #expect(error(#"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1, "duration": 1}, {"layer": "a", "property": "p", "from": {"x": 0, "y": 0}, "to": {"x": 1, "y": 1}, "duration": 1}]}"#)
-                == "animations[1]: animates a.p as a point, but it is a scalar")
-        #expect(error(#"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1, "spring": {"stiffness": 10, "damping": 0}}]}"#)
-                == "animations[0].spring: never settles within 3600.0 s (damping too low); give a duration")
+        #expect(
+            error(#"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1}]}"#)
+                == "animations[0].duration: is required (seconds)"
+        )
+        #expect(
+            error(
+                #"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1, "duration": 1, "timing": "cubic-bezier(2, 0, 0, 1)"}]}"#
+            )
+                == "animations[0].timing: cubic-bezier(2, 0, 0, 1): x1 must be within [0, 1]"
+        )
+        #expect(
+            error(
+                #"{"name": "x", "layers": [{"id": "a"}], "animations": [{"layer": "b", "property": "p", "from": 0, "to": 1, "duration": 1}]}"#
+            )
+                == "animations[0].layer: unknown layer 'b' (declared: a)"
+        )
+        #expect(
+            error(
+                #"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": "2 *", "duration": 1}]}"#
+            )
+                == "animations[0].to: '2 *' column 4: expected a number, a name or '('"
+        )
+        #expect(
+            error(
+                #"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": "height", "duration": 1}]}"#
+            )
+                == "animations[0].to: 'height' column 1: unknown parameter 'height' (known: )"
+        )
+        #expect(
+            error(
+                #"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": {"x": 1}, "duration": 1}]}"#
+            )?
+            .hasPrefix("animations[0].to: keys [\"x\"] name no value kind") == true
+        )
+        #expect(
+            error(
+                #"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1, "duration": -1}]}"#
+            )
+                == "animations[0].duration: -1.0 is negative"
+        )
+        #expect(
+            error(
+                #"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1, "duration": 1, "fill": "sideways"}]}"#
+            )?
+            .hasPrefix("animations[0].fill:") == true
+        )
+        #expect(
+            error(
+                #"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1, "duration": 1}, {"layer": "a", "property": "p", "from": {"x": 0, "y": 0}, "to": {"x": 1, "y": 1}, "duration": 1}]}"#
+            )
+                == "animations[1]: animates a.p as a point, but it is a scalar"
+        )
+        #expect(
+            error(
+                #"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1, "spring": {"stiffness": 10, "damping": 0}}]}"#
+            )
+                == "animations[0].spring: never settles within 3600.0 s (damping too low); give a duration"
+        )
         // With the animation's own duration it compiles (docs/timeline.md: "needs an explicit duration").
-        #expect(error(#"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1, "duration": 2, "spring": {"stiffness": 10, "damping": 0}}]}"#) == nil)
+        #expect(
+            error(
+                #"{"name": "x", "animations": [{"layer": "a", "property": "p", "from": 0, "to": 1, "duration": 2, "spring": {"stiffness": 10, "damping": 0}}]}"#
+            ) == nil
+        )
         #expect(error(#"{"animations": []}"#) == "missing key 'name'")
     }
 
@@ -169,9 +235,14 @@ import RealModule
             return #"{"name": "x", "animations": ["# + Array(repeating: one, count: n).joined(separator: ",") + "]}"
         }
         #expect(error(animations(Timeline.Limits.animations)) == nil)
-        #expect(error(animations(Timeline.Limits.animations + 1)) == "animations: holds 257 animations, more than the limit of 256")
+        #expect(
+            error(animations(Timeline.Limits.animations + 1))
+                == "animations: holds 257 animations, more than the limit of 256"
+        )
         let big = [UInt8](repeating: UInt8(ascii: " "), count: TimelineDocument.maximumSize + 1)
-        #expect(throws: TimelineError("", "the document is 262145 bytes, more than the limit of 262144")) { try TimelineDocument(json: big) }
+        #expect(throws: TimelineError("", "the document is 262145 bytes, more than the limit of 262144")) {
+            try TimelineDocument(json: big)
+        }
     }
 }
 
@@ -192,14 +263,19 @@ import RealModule
 
     @Test func errorsNameTheColumn() {
         func message(_ text: String) -> String? {
-            do { _ = try Expression(parsing: text); return nil } catch { return error.description }
+            do {
+                _ = try Expression(parsing: text)
+                return nil
+            } catch { return error.description }
         }
         #expect(message("1 +") == "'1 +' column 4: expected a number, a name or '('")
         #expect(message("2 $ 3") == "'2 $ 3' column 3: unexpected '$'")
         #expect(message("foo(1)")?.hasPrefix("'foo(1)' column 1: unknown function 'foo'") == true)
         #expect(message("atan2(1)") == "'atan2(1)' column 1: atan2() takes 2 arguments, got 1")
         #expect(message("(1") == "'(1' column 3: expected ')'")
-        let deep = String(repeating: "(", count: Expression.maximumDepth) + "1" + String(repeating: ")", count: Expression.maximumDepth)
+        let deep =
+            String(repeating: "(", count: Expression.maximumDepth) + "1"
+            + String(repeating: ")", count: Expression.maximumDepth)
         #expect(message(deep) == nil)
         let deeper = "(" + deep + ")"
         #expect(message(deeper)?.contains("nested deeper than 32 levels") == true)

@@ -1,7 +1,7 @@
+import CurtainCore
 import CurtainTestKit
 import Foundation
 import Testing
-import CurtainCore
 
 /// Runs the built `curtainctl` as a whole process, as a user or script would.
 enum CLI {
@@ -31,7 +31,7 @@ enum CLI {
         let lines = r.stdout.split(separator: "\n")
         #expect(lines.count == 2)
         let y = Double(lines[0].split(separator: " ")[1])!
-        #expect(y == TimingFunction.ease.value(at: 0.25))   // round-trips exactly
+        #expect(y == TimingFunction.ease.value(at: 0.25))  // round-trips exactly
         #expect(lines[1] == "-0.5 -0.2")
     }
 
@@ -74,13 +74,21 @@ enum CLI {
         let r = try await CLI.run("timeline", "yula-mask-reveal", "--fps", "10")
         #expect(r.status == 0)
         let lines = r.stdout.split(separator: "\n")
-        #expect(lines.count == 1 + 7)          // header + frames at 0, 0.1, …, 0.6
+        #expect(lines.count == 1 + 7)  // header + frames at 0, 0.1, …, 0.6
         #expect(lines[0].hasPrefix("time"))
         #expect(lines[7].hasPrefix("0.6 "))
     }
 
     @Test func jsonFramesCarryScheduledTimesAndValues() async throws {
-        let r = try await CLI.run("timeline", "yula-mask-reveal", "--fps", "60", "--json", "--param", "screen.height=812")
+        let r = try await CLI.run(
+            "timeline",
+            "yula-mask-reveal",
+            "--fps",
+            "60",
+            "--json",
+            "--param",
+            "screen.height=812"
+        )
         let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
         let frames = object["frames"] as! [[String: Any]]
         #expect(frames.count == 37)
@@ -92,10 +100,11 @@ enum CLI {
     @Test func fileSourceAndErrors() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tl-\(getpid()).json").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try #"{"name": "t", "animations": [{"layer": "a", "property": "opacity", "from": 0, "to": 1, "duration": 0.5}]}"#
+        try
+            #"{"name": "t", "animations": [{"layer": "a", "property": "opacity", "from": 0, "to": 1, "duration": 0.5}]}"#
             .write(toFile: path, atomically: true, encoding: .utf8)
         let ok = try await CLI.run("timeline", path, "--fps", "4")
-        #expect(ok.stdout == "time  a.opacity\n0     0\n0.25  0.5\n0.5   0\n")   // removed after its end
+        #expect(ok.stdout == "time  a.opacity\n0     0\n0.25  0.5\n0.5   0\n")  // removed after its end
 
         try #"{"name": "t", "animations": [{"layer": "a", "property": "opacity", "from": 0, "to": 1}]}"#
             .write(toFile: path, atomically: true, encoding: .utf8)
@@ -105,7 +114,11 @@ enum CLI {
 
         let missing = try await CLI.run("timeline", "no-such-preset")
         #expect(missing.status == 2)
-        #expect(missing.stderr.contains("is neither a file nor a preset (presets: fade, fade-in, flip, hero, logo-move, mask-reveal, panel-blur, slide, yula-appear, yula-mask-reveal)"))
+        #expect(
+            missing.stderr.contains(
+                "is neither a file nor a preset (presets: fade, fade-in, flip, hero, logo-move, mask-reveal, panel-blur, slide, yula-appear, yula-mask-reveal)"
+            )
+        )
     }
 
     @Test func sourcePrintsADocumentThatCompilesToTheSameTimeline() async throws {
@@ -123,21 +136,30 @@ enum CLI {
     @Test func shippedConfigurationChecksClean() async throws {
         let r = try await CLI.run("config", "check", Self.shipped)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout == "\(Self.shipped): ok — 2 apps, 4 deep-link rules, 2 push rules, fallback shop/home, display 1920×1080 at 60 Hz, transitions yula-appear / yula-mask-reveal\n")
+        #expect(
+            r.stdout
+                == "\(Self.shipped): ok — 2 apps, 4 deep-link rules, 2 push rules, fallback shop/home, display 1920×1080 at 60 Hz, transitions yula-appear / yula-mask-reveal\n"
+        )
     }
 
     @Test func problemsAreListedWithLocations() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(getpid()).toml").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try "[display]\nwidth = 0\n\n[[apps]]\nname = \"a\"\nexec = [\"/bin/a\"]\ncolour = \"red\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "[display]\nwidth = 0\n\n[[apps]]\nname = \"a\"\nexec = [\"/bin/a\"]\ncolour = \"red\"\n".write(
+            toFile: path,
+            atomically: true,
+            encoding: .utf8
+        )
         let r = try await CLI.run("config", "check", path)
         #expect(r.status == 1)
-        #expect(r.stderr == """
-        \(path):2:1: display.width: 0.0 is outside 1.0...32768.0
-        \(path):7:1: apps[0].colour: unknown key 'colour' (known here: default_screen, direction, environment, exec, name, readiness, screens, single_instance, unit, warm, working_directory)
-        curtainctl config check: \(path) has 2 problems
+        #expect(
+            r.stderr == """
+                \(path):2:1: display.width: 0.0 is outside 1.0...32768.0
+                \(path):7:1: apps[0].colour: unknown key 'colour' (known here: default_screen, direction, environment, exec, name, readiness, screens, single_instance, unit, warm, working_directory)
+                curtainctl config check: \(path) has 2 problems
 
-        """)
+                """
+        )
         #expect(try await CLI.run("config", "check", path + ".missing").status == 2)
     }
 
@@ -150,37 +172,66 @@ enum CLI {
         let path = directory.appendingPathComponent("curtain.toml").path
         try #"{"name": "t", "layers": [{"id": "a", "bounds": [0, 0, 1, 1], "contents": "logo.png"}]}"#
             .write(toFile: directory.path + "/my.scene.json", atomically: true, encoding: .utf8)
-        try "[transitions]\nreveal = \"fade\"\nscene = \"my.scene.json\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "[transitions]\nreveal = \"fade\"\nscene = \"my.scene.json\"\n".write(
+            toFile: path,
+            atomically: true,
+            encoding: .utf8
+        )
         let r = try await CLI.run("config", "check", path)
         #expect(r.status == 1)
-        #expect(r.stderr == """
-        \(path):3:1: transitions.scene: \(directory.path)/my.scene.json: asset 'logo.png': no such file (looked for \(directory.path)/logo.png)
-        curtainctl config check: \(path) has 1 problem
+        #expect(
+            r.stderr == """
+                \(path):3:1: transitions.scene: \(directory.path)/my.scene.json: asset 'logo.png': no such file (looked for \(directory.path)/logo.png)
+                curtainctl config check: \(path) has 1 problem
 
-        """)
+                """
+        )
     }
 
     @Test func explainShowsEveryRulesVerdict() async throws {
-        let r = try await CLI.run("route", "explain", "--deeplink", "shop://product/42?ref=mail", "--config", Self.shipped)
+        let r = try await CLI.run(
+            "route",
+            "explain",
+            "--deeplink",
+            "shop://product/42?ref=mail",
+            "--config",
+            Self.shipped
+        )
         #expect(r.status == 0)
-        #expect(r.stdout == """
-        destination: shop/product  id=42 referrer=mail
-        rules:
-          ✗ 1. shop://product/sale → shop/sale — no match: segment 1 is '42', not 'sale'
-          ✓ 2. shop://product/<int:id> → shop/product — won
-          ✗ 3. shop://search/<path:terms> → shop/search — no match: host 'product' is not 'search'
-          ✗ 4. chat://thread/<uuid:thread> → chat/thread — no match: scheme 'shop' is not 'chat'
+        #expect(
+            r.stdout == """
+                destination: shop/product  id=42 referrer=mail
+                rules:
+                  ✗ 1. shop://product/sale → shop/sale — no match: segment 1 is '42', not 'sale'
+                  ✓ 2. shop://product/<int:id> → shop/product — won
+                  ✗ 3. shop://search/<path:terms> → shop/search — no match: host 'product' is not 'search'
+                  ✗ 4. chat://thread/<uuid:thread> → chat/thread — no match: scheme 'shop' is not 'chat'
 
-        """)
-        let push = try await CLI.run("route", "explain", "--push", #"{"aps": {"category": "chat"}, "target": {"thread": "t1"}}"#, "--config", Self.shipped)
+                """
+        )
+        let push = try await CLI.run(
+            "route",
+            "explain",
+            "--push",
+            #"{"aps": {"category": "chat"}, "target": {"thread": "t1"}}"#,
+            "--config",
+            Self.shipped
+        )
         #expect(push.stdout.hasPrefix("destination: chat/thread  thread=t1\n"))
-        #expect(push.stdout.contains("· 2. push [aps.category == \"chat\"] → chat/inbox — matched, lost to rule 1: fewer conditions (1 < 2)"))
+        #expect(
+            push.stdout.contains(
+                "· 2. push [aps.category == \"chat\"] → chat/inbox — matched, lost to rule 1: fewer conditions (1 < 2)"
+            )
+        )
     }
 
     @Test func badInputExitsTwo() async throws {
         let bad = try await CLI.run("route", "explain", "--deeplink", "shop://x/%zz", "--config", Self.shipped)
         #expect(bad.status == 2)
-        #expect(bad.stderr == "curtainctl route explain: invalid deep link 'shop://x/%zz': '%zz' has a '%' that is not followed by two hex digits\n")
+        #expect(
+            bad.stderr
+                == "curtainctl route explain: invalid deep link 'shop://x/%zz': '%zz' has a '%' that is not followed by two hex digits\n"
+        )
         let json = try await CLI.run("route", "explain", "--push", "[1]", "--config", Self.shipped)
         #expect(json.stderr == "curtainctl route explain: --push: the payload must be a JSON object\n")
         #expect(try await CLI.run("route", "explain", "--config", Self.shipped).status == 2)

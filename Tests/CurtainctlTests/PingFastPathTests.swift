@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainTestKit
 import Foundation
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `curtainctl ping` and `ping --socket PATH` take a fast path (PingFastPath, no ArgumentParser);
 /// `ping --json off …` is the same command through the ordinary one. Whatever happens, both
@@ -16,7 +17,10 @@ import Testing
     }
 
     /// The fast form of `arguments` (as given) and its ordinary twin (`--json off` added).
-    static func both(_ arguments: [String], _ environment: [String: String] = [:]) async throws -> (fast: Outcome, ordinary: Outcome) {
+    static func both(
+        _ arguments: [String],
+        _ environment: [String: String] = [:]
+    ) async throws -> (fast: Outcome, ordinary: Outcome) {
         (try await ctl(arguments, environment), try await ctl(arguments + ["--json", "off"], environment))
     }
 
@@ -35,7 +39,10 @@ import Testing
 
         // Without --socket: $CURTAIN_SOCKET, as the ordinary path finds it.
         let found = try await Self.both(["ping"], ["CURTAIN_SOCKET": socket])
-        #expect(found.fast.status == 0 && Self.withoutTime(found.fast.stdout) == "pong from \(socket) in N µs\n", "\(found.fast)")
+        #expect(
+            found.fast.status == 0 && Self.withoutTime(found.fast.stdout) == "pong from \(socket) in N µs\n",
+            "\(found.fast)"
+        )
         #expect(Self.withoutTime(found.fast.stdout) == Self.withoutTime(found.ordinary.stdout))
         daemon.signal(SIGTERM)
         #expect(await daemon.finish(within: 15).status == 0)
@@ -47,20 +54,37 @@ import Testing
         let missing = directory.appendingPathComponent("missing.sock").path
         let explicit = try await Self.both(["ping", "--socket", missing])
         #expect(explicit.fast.status == 3 && explicit.fast.stdout.isEmpty, "\(explicit.fast)")
-        #expect(explicit.fast.stderr == "curtainctl: no curtaind answers (tried \(missing): No such file or directory); start it with `systemctl start curtaind.socket`, or pass --socket PATH\n")
+        #expect(
+            explicit.fast.stderr
+                == "curtainctl: no curtaind answers (tried \(missing): No such file or directory); start it with `systemctl start curtaind.socket`, or pass --socket PATH\n"
+        )
         #expect(explicit.fast == explicit.ordinary, "\(explicit)")
 
         // Every candidate tried, in order, as the ordinary path lists them.
         let environment = ["CURTAIN_SOCKET": missing, "XDG_RUNTIME_DIR": directory.path]
         let candidates = try await Self.both(["ping"], environment)
-        #expect(candidates.fast.status == 3 && candidates.fast.stderr.contains("\(missing): No such file or directory; /run/curtain/io.curtain.Launcher: ")
-                && candidates.fast.stderr.contains("\(directory.path)/curtain/io.curtain.Launcher: No such file or directory"), "\(candidates.fast)")
+        #expect(
+            candidates.fast.status == 3
+                && candidates.fast.stderr.contains(
+                    "\(missing): No such file or directory; /run/curtain/io.curtain.Launcher: "
+                )
+                && candidates.fast.stderr.contains(
+                    "\(directory.path)/curtain/io.curtain.Launcher: No such file or directory"
+                ),
+            "\(candidates.fast)"
+        )
         #expect(candidates.fast == candidates.ordinary, "\(candidates)")
 
         // A path longer than a socket address can hold.
         let long = "/" + String(repeating: "x", count: 200)
         let tooLong = try await Self.both(["ping", "--socket", long])
-        #expect(tooLong.fast.status == 3 && tooLong.fast.stderr.contains("\(long): a Unix socket address has at most 107 bytes; this one has 201"), "\(tooLong.fast)")
+        #expect(
+            tooLong.fast.status == 3
+                && tooLong.fast.stderr.contains(
+                    "\(long): a Unix socket address has at most 107 bytes; this one has 201"
+                ),
+            "\(tooLong.fast)"
+        )
         #expect(tooLong.fast == tooLong.ordinary)
     }
 
@@ -68,11 +92,17 @@ import Testing
     /// (status 1, named as the ordinary path names it), the same answer spelled differently
     /// (still a pong), and a connection closed without an answer.
     @Test(.timeLimit(.minutes(1))) func otherRepliesAreAnsweredAsTheOrdinaryPathAnswersThem() async throws {
-        let error = try ScriptedPeer(reply: #"{"error":"org.varlink.service.MethodNotFound","parameters":{"method":"io.curtain.Launcher.Ping"}}"#)
+        let error = try ScriptedPeer(
+            reply: #"{"error":"org.varlink.service.MethodNotFound","parameters":{"method":"io.curtain.Launcher.Ping"}}"#
+        )
         defer { error.stop() }
         let refused = try await Self.both(["ping", "--socket", error.path])
         #expect(refused.fast.status == 1 && refused.fast.stdout.isEmpty, "\(refused.fast)")
-        #expect(refused.fast.stderr == #"curtainctl: org.varlink.service.MethodNotFound {"method":"io.curtain.Launcher.Ping"}"# + "\n", "\(refused.fast)")
+        #expect(
+            refused.fast.stderr
+                == #"curtainctl: org.varlink.service.MethodNotFound {"method":"io.curtain.Launcher.Ping"}"# + "\n",
+            "\(refused.fast)"
+        )
         #expect(refused.fast == refused.ordinary, "\(refused)")
         // Both sent the same request.
         #expect(Set(error.requests) == [#"{"method":"io.curtain.Launcher.Ping"}"#], "\(error.requests)")
@@ -80,13 +110,20 @@ import Testing
         let spaced = try ScriptedPeer(reply: #"{ "parameters" : { } }"#)
         defer { spaced.stop() }
         let pong = try await Self.both(["ping", "--socket", spaced.path])
-        #expect(pong.fast.status == 0 && Self.withoutTime(pong.fast.stdout) == "pong from \(spaced.path) in N µs\n", "\(pong.fast)")
+        #expect(
+            pong.fast.status == 0 && Self.withoutTime(pong.fast.stdout) == "pong from \(spaced.path) in N µs\n",
+            "\(pong.fast)"
+        )
         #expect(Self.withoutTime(pong.fast.stdout) == Self.withoutTime(pong.ordinary.stdout))
 
         let silent = try ScriptedPeer(reply: nil)
         defer { silent.stop() }
         let broken = try await Self.both(["ping", "--socket", silent.path])
-        #expect(broken.fast.status == 1 && broken.fast.stderr == "curtainctl: the connection broke: the daemon closed the connection\n", "\(broken.fast)")
+        #expect(
+            broken.fast.status == 1
+                && broken.fast.stderr == "curtainctl: the connection broke: the daemon closed the connection\n",
+            "\(broken.fast)"
+        )
         #expect(broken.fast == broken.ordinary, "\(broken)")
     }
 
@@ -99,7 +136,11 @@ import Testing
         let extra = try await Self.ctl(["ping", "now"])
         #expect(extra.status == 2 && extra.stderr.contains("Unexpected argument 'now'"), "\(extra)")
         let help = try await Self.ctl(["ping", "--help"])
-        #expect(help.status == 0 && help.stdout.contains("USAGE: curtainctl ping") && help.stdout.contains("--socket <path>"), "\(help)")
+        #expect(
+            help.status == 0 && help.stdout.contains("USAGE: curtainctl ping")
+                && help.stdout.contains("--socket <path>"),
+            "\(help)"
+        )
     }
 }
 
@@ -122,13 +163,17 @@ final class ScriptedPeer: @unchecked Sendable {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
         guard bound == 0, listen(fd, 16) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         let listener = fd
         let thread = Thread { [self] in
             while true {
                 let client = accept(listener, nil, nil)
-                guard client >= 0 else { break }   // the listener was shut down
+                guard client >= 0 else { break }  // the listener was shut down
                 var request: [UInt8] = []
                 var byte: UInt8 = 0
                 while recv(client, &byte, 1, 0) == 1, byte != 0 { request.append(byte) }

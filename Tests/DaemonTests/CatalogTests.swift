@@ -9,8 +9,10 @@ import Testing
         let root = TestEnvironment.temporaryDirectory("catalog")
         let directory = root.appendingPathComponent("usr/lib/systemd/catalog")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: TestEnvironment.repository.appendingPathComponent("units/curtain.catalog"),
-                                         to: directory.appendingPathComponent("curtain.catalog"))
+        try FileManager.default.copyItem(
+            at: TestEnvironment.repository.appendingPathComponent("units/curtain.catalog"),
+            to: directory.appendingPathComponent("curtain.catalog")
+        )
         let update = try await TestProcess.run("/usr/bin/journalctl", ["--root=\(root.path)", "--update-catalog"])
         #expect(update.status == 0 && update.stderr.isEmpty, "\(update.stderr)")
 

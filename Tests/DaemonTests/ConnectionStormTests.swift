@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainTestKit
 import Foundation
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A burst of connects from one process, non-blocking as Python's socket with a timeout does
 /// them, against curtaind binding its socket itself: the listen backlog must hold what the
@@ -33,9 +34,15 @@ import Testing
             .write(toFile: config, atomically: true, encoding: .utf8)
         let socket = directory.appendingPathComponent("launcher.sock").path
         let notify = NotifyListener(directory: directory)
-        let daemon = try await TestProcess(LauncherIntegrationTests.daemon, ["--config", config, "--socket", socket],
-                                           environment: ["NOTIFY_SOCKET": notify.path])
-        #expect(await notify.await { $0.hasPrefix("READY=1") }.matched != nil, "curtaind did not get ready: \(daemon.output)")
+        let daemon = try await TestProcess(
+            LauncherIntegrationTests.daemon,
+            ["--config", config, "--socket", socket],
+            environment: ["NOTIFY_SOCKET": notify.path]
+        )
+        #expect(
+            await notify.await { $0.hasPrefix("READY=1") }.matched != nil,
+            "curtaind did not get ready: \(daemon.output)"
+        )
 
         var descriptors: [Int32] = []
         var refused: [String: Int] = [:]

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainCore
 import CurtainTestKit
 import Foundation
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// curtaind as systemd runs it: socket-activated by `systemd-socket-activate` (fd named
 /// "varlink"), notifying a real NOTIFY_SOCKET, with a watchdog, reloaded by SIGHUP and stopped
@@ -23,9 +24,14 @@ import Testing
         let socketPath = directory.appendingPathComponent("launcher.sock").path
         let configPath = try TestConfiguration.write(into: directory)
 
-        let process = try await TestProcess(Self.activator, ["-l", socketPath, "--fdname=varlink", "-E", "NOTIFY_SOCKET", "-E", "WATCHDOG_USEC",
-                                                             Self.daemon, "--config", configPath],
-                                            environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "300000"])
+        let process = try await TestProcess(
+            Self.activator,
+            [
+                "-l", socketPath, "--fdname=varlink", "-E", "NOTIFY_SOCKET", "-E", "WATCHDOG_USEC",
+                Self.daemon, "--config", configPath,
+            ],
+            environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "300000"]
+        )
         // Wait (bounded) for the activator to say it listens before connecting.
         #expect(await process.waitFor("Listening on", within: 15), "\(process.output)")
 
@@ -49,10 +55,13 @@ import Testing
         let refused = await notify.await { $0.hasPrefix("READY=1") }
         #expect(refused.matched == "READY=1\nSTATUS=idle (reload refused: the configuration has errors)")
         let still = await rawVarlinkCall(socketPath, #"{"method":"io.curtain.Launcher.GetStatus"}"#)
-        #expect(still?.contains("2 apps") == true)   // the running configuration stayed
+        #expect(still?.contains("2 apps") == true)  // the running configuration stayed
 
         // STATUS= follows the launches.
-        let launched = await rawVarlinkCall(socketPath, #"{"method":"io.curtain.Launcher.Launch","parameters":{"route":{"normal":"shop"}}}"#)
+        let launched = await rawVarlinkCall(
+            socketPath,
+            #"{"method":"io.curtain.Launcher.Launch","parameters":{"route":{"normal":"shop"}}}"#
+        )
         #expect(launched?.contains(#""decision":"started""#) == true, "\(launched ?? "no reply")")
         let busy = await notify.await { $0.hasPrefix("STATUS=") }
         #expect(busy.matched == "STATUS=1 launch: shop presenting", "\(busy.seen)")

@@ -1,11 +1,13 @@
+import CNotify
+import CurtainTestKit
+import Foundation
+import Testing
+
+@testable import CurtainDaemon
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CNotify
-import CurtainTestKit
-@testable import CurtainDaemon
-import Foundation
-import Testing
 
 /// `ProcessSupervisor.hasExitedChild`: the cheap question that lets `reapOrphans` skip its scan
 /// of /proc. It must see an exited, unreaped child, and must leave it unreaped (the child may be
@@ -38,7 +40,7 @@ import Testing
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
         defer { argv.forEach { free($0) } }
         #expect(posix_spawn(&pid, "/bin/true", nil, nil, argv, environ) == 0)
-        #expect(ProcessTree.children()?.contains(pid) == true)   // running, or exited and unreaped
+        #expect(ProcessTree.children()?.contains(pid) == true)  // running, or exited and unreaped
         var status: Int32 = 0
         #expect(waitpid(pid, &status, 0) == pid)
         #expect(ProcessTree.children()?.contains(pid) == false)
@@ -51,21 +53,28 @@ import Testing
         defer { setup.remove() }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: setup.config))
         handle.seekToEndOfFile()
-        handle.write(Data("""
+        handle.write(
+            Data(
+                """
 
-            [[apps]]
-            name = "leaver"
-            exec = ["\(RuntimeTests.apps)/leaver.sh", "\(setup.directory.path)"]
-            screens = ["home"]
-            default_screen = "home"
-            single_instance = false
+                [[apps]]
+                name = "leaver"
+                exec = ["\(RuntimeTests.apps)/leaver.sh", "\(setup.directory.path)"]
+                screens = ["home"]
+                default_screen = "home"
+                single_instance = false
 
-            """.utf8))
+                """.utf8
+            )
+        )
         try handle.close()
         let daemon = try await setup.start()
         let launched = try await setup.launch("leaver")
         #expect(SupervisorTests.states(launched.events).last == "failed", "\(launched.events)")
-        let text = try String(contentsOfFile: setup.directory.appendingPathComponent("leaver-\(launched.id).pid").path, encoding: .utf8)
+        let text = try String(
+            contentsOfFile: setup.directory.appendingPathComponent("leaver-\(launched.id).pid").path,
+            encoding: .utf8
+        )
         let helper = try #require(pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(await SupervisorTests.exits(helper, within: 10), "\(helper) \(daemon.output)")
         daemon.signal(SIGTERM)

@@ -1,10 +1,12 @@
+import CurtainTestKit
+import Synchronization
+import Testing
+
+@testable import CurtainDaemon
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CurtainTestKit
-@testable import CurtainDaemon
-import Synchronization
-import Testing
 
 /// The daemon's frame clock (a timerfd on a thread of its own): never wakes a sleeper before
 /// its deadline, wakes many in deadline order, and lets a cancelled sleeper go at once.
@@ -18,7 +20,7 @@ import Testing
             for offset in offsets {
                 group.addTask {
                     let deadline = start.advanced(by: .milliseconds(offset))
-                    try await clock.sleep(until: deadline)   // ok-sleep: the clock's sleep is what is tested
+                    try await clock.sleep(until: deadline)  // ok-sleep: the clock's sleep is what is tested
                     #expect(clock.now >= deadline, "woke before its deadline (\(offset) ms)")
                     return offset
                 }
@@ -27,17 +29,18 @@ import Testing
         }
         #expect(woken.sorted() == offsets.sorted())
         // A deadline already past returns at once.
-        try await clock.sleep(until: start)   // ok-sleep: under test (a past deadline returns at once)
+        try await clock.sleep(until: start)  // ok-sleep: under test (a past deadline returns at once)
     }
 
     @Test(.timeLimit(.minutes(1))) func aCancelledSleeperLeavesAtOnce() async throws {
         let clock = try FrameClock()
-        let sleeper = Task { try await clock.sleep(until: clock.now.advanced(by: .seconds(3600))) }   // ok-sleep: under test (cancelled)
+        // ok-sleep: under test (cancelled)
+        let sleeper = Task { try await clock.sleep(until: clock.now.advanced(by: .seconds(3600))) }
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
         // The clock still serves others after a cancellation.
         let deadline = clock.now.advanced(by: .milliseconds(5))
-        try await clock.sleep(until: deadline)   // ok-sleep: under test
+        try await clock.sleep(until: deadline)  // ok-sleep: under test
         #expect(clock.now >= deadline)
     }
 
@@ -48,7 +51,9 @@ import Testing
         nonisolated var unownedExecutor: UnownedSerialExecutor { clock.asUnownedSerialExecutor() }
 
         /// The thread before and after waiting for an alarm, and the one the alarm fired on.
-        func waitForAlarm(at deadline: FrameClock.Instant) async -> (before: pthread_t, fired: pthread_t, after: pthread_t) {
+        func waitForAlarm(
+            at deadline: FrameClock.Instant
+        ) async -> (before: pthread_t, fired: pthread_t, after: pthread_t) {
             let before = pthread_self()
             let fired = await withCheckedContinuation { continuation in
                 _ = clock.schedule(at: deadline) { continuation.resume(returning: pthread_self()) }
@@ -72,7 +77,7 @@ import Testing
         let alarm = clock.schedule(at: clock.now.advanced(by: .milliseconds(200))) { fired.withLock { $0 = true } }
         #expect(clock.cancel(alarm))
         let later = clock.now.advanced(by: .milliseconds(250))
-        try await clock.sleep(until: later)   // ok-sleep: under test (the clock's own sleep, past the cancelled alarm)
+        try await clock.sleep(until: later)  // ok-sleep: under test (the clock's own sleep, past the cancelled alarm)
         #expect(!fired.withLock { $0 })
     }
 }

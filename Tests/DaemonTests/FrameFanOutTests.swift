@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainCore
 import CurtainTestKit
 import Foundation
@@ -8,7 +5,12 @@ import Synchronization
 import Testing
 import Varlink
 import VarlinkNIO
+
 @testable import CurtainDaemon
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Watch's frame fan-out over real sockets: curtaind's Watch replies (`LauncherService.watch`)
 /// behind a real `VarlinkServer`, fed by a `Broadcaster` as the driver feeds it. Once a Watch
@@ -31,17 +33,32 @@ import VarlinkNIO
                 let subscription = broadcaster.add(.init(launch: nil, frames: true), limit: limit)
                 defer { broadcaster.remove(subscription.id) }
                 registry.mailboxes.withLock { $0.append(subscription.mailbox) }
-                try await LauncherService<ContinuousClock>.watch(subscription.mailbox, only: nil, limit: limit, grace: grace,
-                                                                 request: request, reply: reply)
+                try await LauncherService<ContinuousClock>.watch(
+                    subscription.mailbox,
+                    only: nil,
+                    limit: limit,
+                    grace: grace,
+                    request: request,
+                    reply: reply
+                )
             }
-            let service = try VarlinkService(info: .init(vendor: "Curtain", product: "test", version: "1", url: "https://example.org"),
-                                             interfaces: [builder])
+            let service = try VarlinkService(
+                info: .init(vendor: "Curtain", product: "test", version: "1", url: "https://example.org"),
+                interfaces: [builder]
+            )
             server = VarlinkServer(service: service, address: .path(path))
         }
 
         func start() async {
             let (listening, signal) = AsyncStream<Void>.makeStream()
-            task.withLock { $0 = Task { try await server.run(onListening: { signal.yield(); signal.finish() }) } }
+            task.withLock {
+                $0 = Task {
+                    try await server.run(onListening: {
+                        signal.yield()
+                        signal.finish()
+                    })
+                }
+            }
             for await _ in listening { break }
         }
 
@@ -54,7 +71,9 @@ import VarlinkNIO
         /// `count` observers connected and each one's socket taken over by its Watch.
         func observers(_ count: Int) async throws -> [Peer] {
             let peers = try (0..<count).map { _ in try Peer(path: path) }
-            peers.forEach { $0.send(#"{"method":"io.curtain.Launcher.Watch","parameters":{"frames":true},"more":true}"# + "\0") }
+            peers.forEach {
+                $0.send(#"{"method":"io.curtain.Launcher.Watch","parameters":{"frames":true},"more":true}"# + "\0")
+            }
             #expect(await Self.waitUntil { mailboxes.count == count && mailboxes.allSatisfy(\.writesDirectly) })
             return peers
         }
@@ -63,7 +82,7 @@ import VarlinkNIO
             let deadline = ContinuousClock.now + .seconds(seconds)
             while !condition() {
                 if ContinuousClock.now > deadline { return false }
-                try? await Task.sleep(for: .milliseconds(1))   // ok-sleep: the poll interval of a bounded wait
+                try? await Task.sleep(for: .milliseconds(1))  // ok-sleep: the poll interval of a bounded wait
             }
             return true
         }
@@ -89,14 +108,22 @@ import VarlinkNIO
             address.sun_family = sa_family_t(AF_UNIX)
             withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
             let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
-            if result != 0 { let code = errno; Glibc.close(fd); throw POSIXError(POSIXErrorCode(rawValue: code)!) }
+            if result != 0 {
+                let code = errno
+                Glibc.close(fd)
+                throw POSIXError(POSIXErrorCode(rawValue: code)!)
+            }
         }
 
         deinit { Glibc.close(fd) }
 
-        func send(_ text: String) { _ = Array(text.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+        func send(_ text: String) {
+            _ = Array(text.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
 
         /// Messages already in the socket, without waiting.
         func available() -> [Seen] { read(until: { _ in false }, timeout: 0) }
@@ -108,10 +135,15 @@ import VarlinkNIO
             var chunk = [UInt8](repeating: 0, count: 65536)
             while true {
                 while let nul = buffer.firstIndex(of: 0) {
-                    let message = (try? JSONSerialization.jsonObject(with: Data(buffer[..<nul])) as? [String: Any]) ?? [:]
+                    let message =
+                        (try? JSONSerialization.jsonObject(with: Data(buffer[..<nul])) as? [String: Any]) ?? [:]
                     buffer.removeSubrange(...nul)
                     let event = (message["parameters"] as? [String: Any])?["event"] as? [String: Any] ?? message
-                    let seen = Seen(kind: event["kind"] as? String, to: event["to"] as? String, frame: event["frame"] as? Int)
+                    let seen = Seen(
+                        kind: event["kind"] as? String,
+                        to: event["to"] as? String,
+                        frame: event["frame"] as? Int
+                    )
                     out.append(seen)
                     if last(seen) { return out }
                 }
@@ -126,10 +158,19 @@ import VarlinkNIO
         func readToEnd(timeout: Double = 10) -> [Seen] { read(until: { $0.to == "revealed" }, timeout: timeout) }
     }
 
-    static func state(_ to: LaunchState) -> LaunchEvent { .state(LaunchTransition(launch: LaunchID(1), from: nil, to: to, reason: "", time: 0)) }
+    static func state(_ to: LaunchState) -> LaunchEvent {
+        .state(LaunchTransition(launch: LaunchID(1), from: nil, to: to, reason: "", time: 0))
+    }
     static func frame(_ index: Int) -> LaunchFrame {
-        LaunchFrame(launch: LaunchID(1), index: index, time: Double(index) / 120, transition: .appear,
-                    keys: ["splash.opacity"], values: [.scalar(Double(index))], progress: 0)
+        LaunchFrame(
+            launch: LaunchID(1),
+            index: index,
+            time: Double(index) / 120,
+            transition: .appear,
+            keys: ["splash.opacity"],
+            values: [.scalar(Double(index))],
+            progress: 0
+        )
     }
 
     static func states(_ events: [Seen]) -> [String] { events.filter { $0.kind == "state" }.compactMap(\.to) }
@@ -164,7 +205,10 @@ import VarlinkNIO
         for state in sequence {
             harness.broadcaster.publish(Self.state(state))
             // Far more than the socket holds: the slow one's socket fills.
-            for _ in 0..<1000 { index += 1; harness.broadcaster.publish(Self.frame(index)) }
+            for _ in 0..<1000 {
+                index += 1
+                harness.broadcaster.publish(Self.frame(index))
+            }
             lastBefore[state.rawValue] = index
         }
         harness.broadcaster.publish(Self.state(.revealed))
@@ -195,7 +239,7 @@ import VarlinkNIO
         harness.broadcaster.publish(Self.state(.presenting))
         for index in 1...1000 { harness.broadcaster.publish(Self.frame(index)) }
         let descriptors = Self.serverDescriptors(harness.path)
-        peers!.remove(at: 0)   // the slow one closes with its socket full
+        peers!.remove(at: 0)  // the slow one closes with its socket full
         peers = nil
         harness.broadcaster.publish(Self.state(.holding))
         #expect(await Harness.waitUntil { harness.broadcaster.count == 1 && harness.server.connectionCount == 1 })
@@ -205,8 +249,10 @@ import VarlinkNIO
         #expect(Self.states(other) == ["presenting", "holding", "revealed"])
         // Gone with it: NIO's descriptor of its connection and the writer's copy (counted among
         // this server's sockets only: other suites open and close descriptors meanwhile).
-        #expect(await Harness.waitUntil { Self.serverDescriptors(harness.path) == descriptors - 2 },
-                "\(Self.serverDescriptors(harness.path)) vs \(descriptors) - 2")
+        #expect(
+            await Harness.waitUntil { Self.serverDescriptors(harness.path) == descriptors - 2 },
+            "\(Self.serverDescriptors(harness.path)) vs \(descriptors) - 2"
+        )
         await harness.stop()
     }
 
@@ -230,14 +276,17 @@ import VarlinkNIO
     /// connections; /proc/net/unix names the path for both), by inode.
     static func serverDescriptors(_ path: String) -> Int {
         guard let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return -1 }
-        let inodes = Set(table.split(separator: "\n").dropFirst().compactMap { line -> Substring? in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            return fields.count >= 8 && fields[7] == path ? fields[6] : nil
-        })
+        let inodes = Set(
+            table.split(separator: "\n").dropFirst().compactMap { line -> Substring? in
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                return fields.count >= 8 && fields[7] == path ? fields[6] : nil
+            }
+        )
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return fds.filter { fd in
             guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"),
-                  target.hasPrefix("socket:[") else { return false }
+                target.hasPrefix("socket:[")
+            else { return false }
             return inodes.contains(target.dropFirst(8).dropLast())
         }.count
     }

@@ -1,20 +1,23 @@
-@testable import CurtainDaemon
 import CurtainCore
 import Testing
 
+@testable import CurtainDaemon
+
 /// Frame scheduling is pure: the presentation and the time are arguments.
 @Suite struct FrameScheduleTests {
-    static func shown(moving: Bool) -> Presentation { Presentation(launch: LaunchID(1), transition: .appear, time: 0, isMoving: moving) }
+    static func shown(moving: Bool) -> Presentation {
+        Presentation(launch: LaunchID(1), transition: .appear, time: 0, isMoving: moving)
+    }
 
     @Test func aMovingOverlayGetsEveryFrameOnTheGridAndLateWakeUpsSkip() {
         var schedule = FrameSchedule(fps: 10)
-        #expect(schedule.nextDeadline(showing: Self.shown(moving: true), at: 0) == 0)   // at once
+        #expect(schedule.nextDeadline(showing: Self.shown(moving: true), at: 0) == 0)  // at once
         #expect(schedule.take(at: 0) { _ in Self.shown(moving: true) }?.index == 0)
-        #expect(schedule.take(at: 0.05) { _ in Self.shown(moving: true) } == nil)      // not yet due
+        #expect(schedule.take(at: 0.05) { _ in Self.shown(moving: true) } == nil)  // not yet due
         #expect(schedule.nextDeadline(showing: Self.shown(moving: true), at: 0.05) == 0.1)
         let late = schedule.take(at: 0.45) { _ in Self.shown(moving: true) }
-        #expect(late?.index == 4 && late?.time == 0.4)                                  // 1 to 3 skipped
-        #expect(schedule.nextDeadline(showing: nil, at: 0.45) == nil)                   // nothing shown
+        #expect(late?.index == 4 && late?.time == 0.4)  // 1 to 3 skipped
+        #expect(schedule.nextDeadline(showing: nil, at: 0.45) == nil)  // nothing shown
     }
 
     @Test func aStillOverlayGetsOneFrameUntilItMovesOrTheOverlayChanges() {

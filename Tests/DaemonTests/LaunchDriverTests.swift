@@ -1,4 +1,3 @@
-@testable import CurtainDaemon
 import CurtainConfig
 import CurtainCore
 import CurtainTestKit
@@ -6,15 +5,20 @@ import Logging
 import Testing
 import Varlink
 
+@testable import CurtainDaemon
+
 /// The driver on a manual clock: the coordinator's deadlines and the frame clock together.
 @Suite struct LaunchDriverTests {
-    static let configuration = try! Configuration(toml: """
-        [[apps]]
-        name = "shop"
-        exec = ["/bin/true"]
-        screens = ["home"]
-        default_screen = "home"
-        """, file: "test.toml")
+    static let configuration = try! Configuration(
+        toml: """
+            [[apps]]
+            name = "shop"
+            exec = ["/bin/true"]
+            screens = ["home"]
+            default_screen = "home"
+            """,
+        file: "test.toml"
+    )
 
     struct Rig {
         let clock = ManualClock()
@@ -26,8 +30,13 @@ import Varlink
         init(fps: Double = 10) async {
             let observer = broadcaster.add(.init(launch: nil, frames: true), limit: 1000)
             mailbox = observer.mailbox
-            driver = LaunchDriver(settings: LaunchDriverTests.configuration.daemon.launchSettings, fps: fps, clock: clock,
-                                  broadcaster: broadcaster, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+            driver = LaunchDriver(
+                settings: LaunchDriverTests.configuration.daemon.launchSettings,
+                fps: fps,
+                clock: clock,
+                broadcaster: broadcaster,
+                logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+            )
             let driver = self.driver
             loop = Task { await driver.run() }
             await clock.sleepers()
@@ -52,8 +61,12 @@ import Varlink
     /// never the one before the request (the audit saw 4.4667 for a request at 4.4755).
     @Test(.timeLimit(.minutes(1))) func theFirstFrameIsNeverStampedBeforeTheRequest() async throws {
         let rig = await Rig()
-        await rig.advance(0.25)   // between frames 2 (0.2) and 3 (0.3)
-        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(Self.configuration))
+        await rig.advance(0.25)  // between frames 2 (0.2) and 3 (0.3)
+        _ = try await rig.driver.launch(
+            .normal(app: "shop"),
+            policy: nil,
+            snapshot: ConfigurationSnapshot(Self.configuration)
+        )
         #expect(await rig.next()["to"] == "requested")
         #expect(await rig.next()["to"] == "presenting")
         let first = await rig.next()
@@ -64,11 +77,17 @@ import Varlink
 
     @Test(.timeLimit(.minutes(1))) func framesLandOnTheGridAtTheirScheduledTimes() async throws {
         let rig = await Rig()
-        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(Self.configuration))
+        _ = try await rig.driver.launch(
+            .normal(app: "shop"),
+            policy: nil,
+            snapshot: ConfigurationSnapshot(Self.configuration)
+        )
         #expect(await rig.next()["to"] == "requested")
         #expect(await rig.next()["to"] == "presenting")
         let first = await rig.next()
-        #expect(first["kind"] == "frame" && first["frame"] == 0 && first["time"] == 0.0 && first["transition"] == "appear")
+        #expect(
+            first["kind"] == "frame" && first["frame"] == 0 && first["time"] == 0.0 && first["transition"] == "appear"
+        )
 
         await rig.advance(0.1)
         let second = await rig.next()
@@ -84,7 +103,14 @@ import Varlink
         let expected = appear.evaluate(at: appear.duration)
         if case .object(let values)? = late["values"], let index = expected.values.indices.first {
             let key = appear.slots[index].key
-            #expect(values[key] == .array((0..<expected.values[index].kind.wireComponentCount).map { .float(expected.values[index].component($0)) }))
+            #expect(
+                values[key]
+                    == .array(
+                        (0..<expected.values[index].kind.wireComponentCount).map {
+                            .float(expected.values[index].component($0))
+                        }
+                    )
+            )
         } else {
             Issue.record("frame without values: \(late)")
         }
@@ -96,7 +122,7 @@ import Varlink
         let reveal = await rig.next()
         #expect(reveal["transition"] == "reveal" && reveal["frame"] == 10)
         await rig.advance(1)
-        let final = await rig.next()                     // the reveal's exact end state, then the event
+        let final = await rig.next()  // the reveal's exact end state, then the event
         #expect(final["final"] == true && final["time"] == .float(1.6))
         #expect(await rig.next()["to"] == "revealed")
         #expect(await rig.driver.list().first?.state == .revealed)
@@ -106,7 +132,11 @@ import Varlink
 
     @Test(.timeLimit(.minutes(1))) func stoppingCancelsTheLaunchAndEndsTheStreams() async throws {
         let rig = await Rig()
-        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(Self.configuration))
+        _ = try await rig.driver.launch(
+            .normal(app: "shop"),
+            policy: nil,
+            snapshot: ConfigurationSnapshot(Self.configuration)
+        )
         #expect(await rig.driver.statusLine() == "1 launch: shop presenting")
         await rig.driver.stop()
         var last: LaunchTransition?
@@ -115,7 +145,11 @@ import Varlink
         }
         #expect(last?.to == .cancelled && last?.reason == "daemon stopping")
         await #expect(throws: LaunchError.shuttingDown) {
-            try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(Self.configuration))
+            try await rig.driver.launch(
+                .normal(app: "shop"),
+                policy: nil,
+                snapshot: ConfigurationSnapshot(Self.configuration)
+            )
         }
         rig.loop.cancel()
     }
@@ -123,9 +157,15 @@ import Varlink
     @Test func unknownRoutesAreRefusedPrecisely() async {
         let rig = await Rig()
         await #expect(throws: LaunchError.route(.unknownApp("tv"))) {
-            try await rig.driver.launch(.normal(app: "tv"), policy: nil, snapshot: ConfigurationSnapshot(Self.configuration))
+            try await rig.driver.launch(
+                .normal(app: "tv"),
+                policy: nil,
+                snapshot: ConfigurationSnapshot(Self.configuration)
+            )
         }
-        await #expect(throws: LaunchError.noSuchLaunch(LaunchID(9))) { try await rig.driver.appReady(LaunchID(9), stage: .ready, status: nil) }
+        await #expect(throws: LaunchError.noSuchLaunch(LaunchID(9))) {
+            try await rig.driver.appReady(LaunchID(9), stage: .ready, status: nil)
+        }
         #expect(await rig.driver.list().isEmpty)
         rig.loop.cancel()
     }
@@ -137,9 +177,18 @@ extension LaunchDriverTests {
         var configuration = Self.configuration
         configuration.transitions.reveal = Presets.document(named: "hero")!
         let rig = await Rig()
-        _ = try await rig.driver.launch(.normal(app: "shop"), policy: nil, snapshot: ConfigurationSnapshot(configuration))
+        _ = try await rig.driver.launch(
+            .normal(app: "shop"),
+            policy: nil,
+            snapshot: ConfigurationSnapshot(configuration)
+        )
         let target = Hero.Frame(x: 10, y: 20, width: 40, height: 40)
-        try await rig.driver.appReady(LaunchID(1), stage: .ready, status: nil, elements: ["logo": Hero.Element(target), "title": Hero.Element(.init(x: 0, y: 80, width: 100, height: 20))])
+        try await rig.driver.appReady(
+            LaunchID(1),
+            stage: .ready,
+            status: nil,
+            elements: ["logo": Hero.Element(target), "title": Hero.Element(.init(x: 0, y: 80, width: 100, height: 20))]
+        )
         await rig.advance(5)
         var lastReveal: [String: JSONValue]?
         while let item = await rig.mailbox.next() {
@@ -148,7 +197,10 @@ extension LaunchDriverTests {
         }
         // 5 s late, no frame on the grid falls inside the reveal; its end state still goes out.
         #expect(lastReveal?["final"] == true)
-        guard case .object(let values)? = lastReveal?["values"] else { Issue.record("no reveal frame"); return }
+        guard case .object(let values)? = lastReveal?["values"] else {
+            Issue.record("no reveal frame")
+            return
+        }
         #expect(values["hero.logo.position"] == [30.0, 40.0])
         // The splash has a title too (scenes/hero): matched, it flies to the app's.
         #expect(values["hero.title.position"] == [50.0, 90.0])
@@ -157,12 +209,20 @@ extension LaunchDriverTests {
 
     @Test func elementsAreCheckedAtTheBoundary() throws {
         func frames(_ count: Int, id: (Int) -> String = { "e\($0)" }) -> JSONValue {
-            .object(Dictionary(uniqueKeysWithValues: (0..<count).map { (id($0), JSONValue.object(["x": 0, "y": 0, "width": 1, "height": 1])) }))
+            .object(
+                Dictionary(
+                    uniqueKeysWithValues: (0..<count).map {
+                        (id($0), JSONValue.object(["x": 0, "y": 0, "width": 1, "height": 1]))
+                    }
+                )
+            )
         }
         #expect(try Wire.elements(frames(32)).count == 32)
         #expect(throws: VarlinkError.invalidParameter("elements")) { try Wire.elements(frames(33)) }
         #expect(try Wire.elements(frames(1) { _ in String(repeating: "a", count: 64) }).count == 1)
-        #expect(throws: VarlinkError.invalidParameter("elements")) { try Wire.elements(frames(1) { _ in String(repeating: "a", count: 65) }) }
+        #expect(throws: VarlinkError.invalidParameter("elements")) {
+            try Wire.elements(frames(1) { _ in String(repeating: "a", count: 65) })
+        }
         #expect(throws: VarlinkError.invalidParameter("elements")) { try Wire.elements(frames(1) { _ in "logo.x" }) }
         // A bad number is named exactly.
         #expect(throws: VarlinkError.invalidParameter("elements.logo.width")) {
@@ -176,11 +236,18 @@ extension LaunchDriverTests {
     struct RecordingApps: AppSupervisor {
         var events: AsyncStream<AppEvent> { AsyncStream { $0.finish() } }
         let started: AsyncStream<(LaunchID, ConfigurationSnapshot)>.Continuation
-        func start(_ launch: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
+        func start(_ launch: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async
+        {
             started.yield((launch, snapshot))
         }
         func release(_ launch: LaunchID) async {}
-        func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {}
+        func retarget(
+            from: LaunchID,
+            to: LaunchID,
+            _ destination: Destination,
+            route: Route,
+            snapshot: ConfigurationSnapshot
+        ) async {}
     }
 
     /// A reload between a launch's request and its app's start does not split the launch
@@ -189,17 +256,29 @@ extension LaunchDriverTests {
     @Test(.timeLimit(.minutes(1))) func theAppStartsFromTheLaunchsOwnConfigurationSnapshot() async throws {
         let state = SharedConfiguration(ConfigurationHolder(Self.configuration))
         let (started, recorder) = AsyncStream.makeStream(of: (LaunchID, ConfigurationSnapshot).self)
-        let driver = LaunchDriver(settings: Self.configuration.daemon.launchSettings, fps: 10, clock: ManualClock(),
-                                  broadcaster: Broadcaster(), supervisor: RecordingApps(started: recorder),
-                                  logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let driver = LaunchDriver(
+            settings: Self.configuration.daemon.launchSettings,
+            fps: 10,
+            clock: ManualClock(),
+            broadcaster: Broadcaster(),
+            supervisor: RecordingApps(started: recorder),
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        )
         let snapshot = state.snapshot
-        try state.adopt(try Configuration(toml: """
-            [[apps]]
-            name = "shop"
-            exec = ["/bin/false"]
-            screens = ["home"]
-            default_screen = "home"
-            """, file: "reloaded.toml"), file: "reloaded.toml", allowEmpty: false)
+        try state.adopt(
+            try Configuration(
+                toml: """
+                    [[apps]]
+                    name = "shop"
+                    exec = ["/bin/false"]
+                    screens = ["home"]
+                    default_screen = "home"
+                    """,
+                file: "reloaded.toml"
+            ),
+            file: "reloaded.toml",
+            allowEmpty: false
+        )
         _ = try await driver.launch(.normal(app: "shop"), policy: nil, snapshot: snapshot)
         var starts = started.makeAsyncIterator()
         let (id, used) = try #require(await starts.next())

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainTestKit
 import Foundation
 import Testing
 import Varlink
 import VarlinkNIO
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The real curtaind binary on a temporary socket, driven by python's reference Varlink
 /// client: a launch from Launch to revealed with frames streamed to two observers.
@@ -25,22 +26,27 @@ import VarlinkNIO
         let config = try TestConfiguration.write(into: directory)
         if slowAppear {
             let text = try String(contentsOfFile: config, encoding: .utf8)
-            try (text.replacingOccurrences(of: "\nappear = \"yula-appear\"\n", with: "\n") + """
+            try
+                (text.replacingOccurrences(of: "\nappear = \"yula-appear\"\n", with: "\n") + """
 
-                [transitions.appear]
-                name = "slow-appear"
-                [[transitions.appear.animations]]
-                layer = "splash"
-                property = "opacity"
-                from = 0
-                to = 1
-                duration = 4
-                fill = "forwards"
+                    [transitions.appear]
+                    name = "slow-appear"
+                    [[transitions.appear.animations]]
+                    layer = "splash"
+                    property = "opacity"
+                    from = 0
+                    to = 1
+                    duration = 4
+                    fill = "forwards"
 
-                """).write(toFile: config, atomically: true, encoding: .utf8)
+                    """).write(toFile: config, atomically: true, encoding: .utf8)
         }
         let notify = NotifyListener(directory: directory)
-        let process = try await TestProcess(daemon, ["--config", config, "--socket", socket], environment: ["NOTIFY_SOCKET": notify.path])
+        let process = try await TestProcess(
+            daemon,
+            ["--config", config, "--socket", socket],
+            environment: ["NOTIFY_SOCKET": notify.path]
+        )
         let ready = await notify.await { $0.hasPrefix("READY=1") }
         #expect(ready.matched != nil, "curtaind did not get ready: \(process.output)")
         return (process, socket)
@@ -60,7 +66,8 @@ import VarlinkNIO
         #expect(run.status == 0, "\(run.stderr)")
         let result = json(run.stdout)
         let seen = result["seen"] as? [String: [[String: Any]]] ?? [:]
-        let a = seen["a"] ?? [], b = seen["b"] ?? []
+        let a = seen["a"] ?? []
+        let b = seen["b"] ?? []
 
         // Every state, in order, each with its reason; the destination from the deep link.
         let states = a.filter { $0["kind"] as? String == "state" }.map { $0["to"] as? String ?? "?" }
@@ -81,7 +88,8 @@ import VarlinkNIO
         let frames = all.filter { $0["final"] == nil }
         #expect(frames.count > 20)
         for frame in frames {
-            let index = frame["frame"] as? Int ?? -1, time = frame["time"] as? Double ?? -1
+            let index = frame["frame"] as? Int ?? -1
+            let time = frame["time"] as? Double ?? -1
             #expect(abs(time - Double(index) / 60) < 1e-9, "frame \(index) at \(time)")
         }
         // In order and one period apart — unless the reader lagged a frame behind, when the
@@ -89,12 +97,16 @@ import VarlinkNIO
         let reveal = frames.filter { $0["transition"] as? String == "reveal" }.compactMap { $0["frame"] as? Int }
         let steps = zip(reveal, reveal.dropFirst()).map { $1 - $0 }
         #expect(!reveal.isEmpty && steps.allSatisfy { $0 >= 1 }, "\(reveal)")
-        #expect(steps.filter { $0 == 1 }.count * 10 >= steps.count * 8, "mostly one period apart: \(reveal)")   // 0.6 s at 60 Hz
+        // 0.6 s at 60 Hz
+        #expect(steps.filter { $0 == 1 }.count * 10 >= steps.count * 8, "mostly one period apart: \(reveal)")
 
         // Frames written straight from the event loop never overtake a state event: every
         // reveal frame comes after "revealing", and "revealed" after the final frame.
-        let position = { (to: String) in a.firstIndex { $0["kind"] as? String == "state" && $0["to"] as? String == to } ?? -1 }
-        let firstReveal = a.firstIndex { $0["kind"] as? String == "frame" && $0["transition"] as? String == "reveal" } ?? -1
+        let position = { (to: String) in
+            a.firstIndex { $0["kind"] as? String == "state" && $0["to"] as? String == to } ?? -1
+        }
+        let firstReveal =
+            a.firstIndex { $0["kind"] as? String == "frame" && $0["transition"] as? String == "reveal" } ?? -1
         let lastFrame = a.lastIndex { $0["kind"] as? String == "frame" } ?? -1
         #expect(position("revealing") >= 0 && position("revealing") < firstReveal)
         #expect(lastFrame >= 0 && lastFrame < position("revealed"))
@@ -108,11 +120,17 @@ import VarlinkNIO
         #expect(!bReveal.isEmpty && zip(bReveal, bReveal.dropFirst()).allSatisfy { $1 > $0 })
         // Within the reveal as the first observer saw it (either may have had frames coalesced,
         // so their sets of frames need not match).
-        let stateTime = { (to: String) in a.first { $0["kind"] as? String == "state" && $0["to"] as? String == to }?["time"] as? Double ?? -1 }
+        let stateTime = { (to: String) in
+            a.first { $0["kind"] as? String == "state" && $0["to"] as? String == to }?["time"] as? Double ?? -1
+        }
         for frame in bRevealFrames {
-            let index = frame["frame"] as? Int ?? -1, time = frame["time"] as? Double ?? -1
-            #expect(abs(time - Double(index) / 60) < 1e-9 && time >= stateTime("revealing") - 1.0 / 60 && time <= stateTime("revealed"),
-                    "frame \(index) at \(time)")
+            let index = frame["frame"] as? Int ?? -1
+            let time = frame["time"] as? Double ?? -1
+            #expect(
+                abs(time - Double(index) / 60) < 1e-9 && time >= stateTime("revealing") - 1.0 / 60
+                    && time <= stateTime("revealed"),
+                "frame \(index) at \(time)"
+            )
         }
 
         let statistics = result["statistics"] as? [String: Any]
@@ -130,13 +148,19 @@ import VarlinkNIO
         }
         let (daemon, socket) = try await Self.start()
         // The same client as an unprivileged user outside the control group.
-        let run = try await TestProcess.run("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups",
-                                                                 Self.python, Self.client, socket, "denied"], within: 60)
+        let run = try await TestProcess.run(
+            "/usr/bin/setpriv",
+            [
+                "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                Self.python, Self.client, socket, "denied",
+            ],
+            within: 60
+        )
         #expect(run.status == 0, "\(run.stderr)")
         let result = json(run.stdout)
         #expect(result["ping"] as? String == "ok")
         #expect(result["launch"] as? String == "io.curtain.Launcher.PermissionDenied")
-        #expect(result["list"] as? Int == 0)   // and nothing was launched
+        #expect(result["list"] as? Int == 0)  // and nothing was launched
         daemon.signal(SIGTERM)
         #expect(await daemon.finish(within: 15).status == 0)
     }
@@ -147,17 +171,24 @@ extension LauncherIntegrationTests {
     @Test func ourClientSteersALaunch() async throws {
         let (daemon, socket) = try await Self.start(slowAppear: true)
         try await VarlinkConnection.withConnection(to: socket) { connection in
-            let launched = try await connection.call("io.curtain.Launcher.Launch", ["route": ["deeplink": "shop://product/7"]])
+            let launched = try await connection.call(
+                "io.curtain.Launcher.Launch",
+                ["route": ["deeplink": "shop://product/7"]]
+            )
             guard case .object(let launch)? = launched["launch"], case .int(let id)? = launch["id"] else {
-                Issue.record("no launch: \(launched)"); return
+                Issue.record("no launch: \(launched)")
+                return
             }
             // Paused at half of the appear, it stays there.
-            let paused = try await connection.call("io.curtain.Launcher.Control", ["id": .int(id), "action": "seek", "progress": 0.5])
+            let paused = try await connection.call(
+                "io.curtain.Launcher.Control",
+                ["id": .int(id), "action": "seek", "progress": 0.5]
+            )
             #expect((paused["launch"]?["state"]) == "presenting")
             // A stream holds its connection until it ends: watch on a second one.
             let last: JSONValue? = try await VarlinkConnection.withConnection(to: socket) { watcher in
                 var events = watcher.callMore("io.curtain.Launcher.Watch", ["launch": .int(id)]).makeAsyncIterator()
-                #expect(try await events.next()?["event"]?["to"] == "presenting")   // the snapshot
+                #expect(try await events.next()?["event"]?["to"] == "presenting")  // the snapshot
                 _ = try await connection.call("io.curtain.Launcher.Control", ["id": .int(id), "action": "cancel"])
                 // Cancel plays the appear back from half way (2 s); then the launch ends cancelled.
                 var last: JSONValue?
@@ -165,8 +196,12 @@ extension LauncherIntegrationTests {
                 return last
             }
             #expect(last == "cancelled")
-            await #expect(throws: VarlinkError("io.curtain.Launcher.InvalidControl",
-                                               ["reason": .string("launch \(id) has already ended (cancelled)")])) {
+            await #expect(
+                throws: VarlinkError(
+                    "io.curtain.Launcher.InvalidControl",
+                    ["reason": .string("launch \(id) has already ended (cancelled)")]
+                )
+            ) {
                 _ = try await connection.call("io.curtain.Launcher.Control", ["id": .int(id), "action": "pause"])
             }
         }
@@ -191,14 +226,23 @@ extension LauncherIntegrationTests {
         let scene = result["scene"] as? [String: Any]
         let path = scene?["path"] as? String ?? ""
         #expect(path.hasPrefix("/") && path.hasSuffix("/yula/yula.scene.json"), "\(result)")
-        #expect(scene?["sha256"] as? String == result["hashlib"] as? String && (result["hashlib"] as? String)?.count == 64)
+        #expect(
+            scene?["sha256"] as? String == result["hashlib"] as? String && (result["hashlib"] as? String)?.count == 64
+        )
         #expect(scene?["appear"] as? String == "yula-appear" && scene?["reveal"] as? String == "yula-mask-reveal")
         #expect(scene?["text_variant"] as? Int == result["text_variant"] as? Int)
         #expect((scene?["elements"] as? [String: [Double]])?["logo"] == [10, 20, 30, 40])
         #expect((scene?["hidden"] as? [String]) == [])
-        let zero = result["0"] as? [Any], unknown = result["1099511627776"] as? [Any]
-        #expect(zero?.first as? String == "org.varlink.service.InvalidParameter" && (zero?.last as? [String: Any])?["parameter"] as? String == "launch")
-        #expect(unknown?.first as? String == "io.curtain.Launcher.NoSuchLaunch" && (unknown?.last as? [String: Any])?["id"] as? Int == 1 << 40)
+        let zero = result["0"] as? [Any]
+        let unknown = result["1099511627776"] as? [Any]
+        #expect(
+            zero?.first as? String == "org.varlink.service.InvalidParameter"
+                && (zero?.last as? [String: Any])?["parameter"] as? String == "launch"
+        )
+        #expect(
+            unknown?.first as? String == "io.curtain.Launcher.NoSuchLaunch"
+                && (unknown?.last as? [String: Any])?["id"] as? Int == 1 << 40
+        )
         daemon.signal(SIGTERM)
         #expect(await daemon.finish(within: 15).status == 0)
     }

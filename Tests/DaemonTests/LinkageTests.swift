@@ -8,8 +8,10 @@ import Testing
 /// modules, or a dependency that brings it, fails here.
 @Suite struct LinkageTests {
     /// Libraries curtaind must not need: Foundation, its internationalization half and ICU.
-    static let forbidden = ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so",
-                            "libFoundationNetworking.so", "libFoundationXML.so"]
+    static let forbidden = [
+        "libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so",
+        "libFoundationNetworking.so", "libFoundationXML.so",
+    ]
 
     /// The DT_NEEDED entries of an ELF file, by `readelf -d`.
     static func needed(_ path: String) async throws -> [String] {
@@ -56,7 +58,9 @@ import Testing
     }
 
     @Test func usageErrorsExitWith64AndChangeNothing() async throws {
-        for arguments in [["--bogus"], ["extra"], ["--config"], ["--config", "a", "--config", "b"], ["--socket", "--config", "x"]] {
+        for arguments in [
+            ["--bogus"], ["extra"], ["--config"], ["--config", "a", "--config", "b"], ["--socket", "--config", "x"],
+        ] {
             let run = try await TestProcess.run(Self.curtaind, arguments, within: 30)
             #expect(run.status == 64, "\(arguments): \(run.stderr)")
             #expect(run.stderr.hasPrefix("Error: "), "\(arguments): \(run.stderr)")
@@ -71,7 +75,12 @@ import Testing
         let config = directory.appendingPathComponent("bad.toml").path
         try "[daemon]\nsokcet = 1\n".write(toFile: config, atomically: true, encoding: .utf8)
         for arguments in [["--config", config], ["--config=\(config)"]] {
-            let run = try await TestProcess.run(Self.curtaind, arguments, environment: ["JOURNAL_STREAM": ""], within: 30)
+            let run = try await TestProcess.run(
+                Self.curtaind,
+                arguments,
+                environment: ["JOURNAL_STREAM": ""],
+                within: 30
+            )
             #expect(run.status == 1, "\(arguments): \(run.stderr)")
             #expect(run.stderr.contains("bad.toml:2:1"), "\(arguments): \(run.stderr)")
         }

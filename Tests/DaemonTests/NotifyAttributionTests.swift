@@ -1,8 +1,9 @@
-@testable import CurtainDaemon
 import CurtainCore
 import Systemd
 import Testing
 import Varlink
+
+@testable import CurtainDaemon
 
 /// Which unit a notify message's sender runs in, remembered per launch (`UnitSenders`).
 @Suite struct UnitSendersTests {
@@ -20,13 +21,13 @@ import Varlink
     func limit() {
         var senders = UnitSenders()
         for pid in 1..<Int32(UnitSenders.limit) { senders.record(pid, unit: nil) }
-        #expect(senders.lookup(1000) == .ask)                  // the limit-th: still asked
+        #expect(senders.lookup(1000) == .ask)  // the limit-th: still asked
         senders.record(1000, unit: "shop.service")
         #expect(senders.count == UnitSenders.limit)
-        #expect(senders.lookup(1001) == .full)                 // one past the limit
+        #expect(senders.lookup(1001) == .full)  // one past the limit
         senders.record(1001, unit: "shop.service")
         #expect(senders.lookup(1001) == .full && senders.count == UnitSenders.limit)
-        #expect(senders.lookup(1000) == .unit("shop.service")) // those known stay known
+        #expect(senders.lookup(1000) == .unit("shop.service"))  // those known stay known
     }
 
     @Test("a unit started again forgets its senders and the strangers; others stay")
@@ -43,7 +44,6 @@ import Varlink
     }
 }
 
-
 /// Whose notify message is it (`NotifyAttribution`), what it says for the launch
 /// (`AppNotification`) and when an app may start again (`CrashLoopGuard`): pure, no process,
 /// no socket, time as plain numbers.
@@ -54,11 +54,11 @@ import Varlink
         var attribution = NotifyAttribution<String>()
         _ = attribution.register(100)
         _ = attribution.register(200)
-        #expect(attribution.owner(pid: 100, session: 0) == 100)     // gone already
+        #expect(attribution.owner(pid: 100, session: 0) == 100)  // gone already
         #expect(attribution.owner(pid: 100, session: 100) == 100)
-        #expect(attribution.owner(pid: 150, session: 200) == 200)   // a child in app 200's session
+        #expect(attribution.owner(pid: 150, session: 200) == 200)  // a child in app 200's session
         #expect(attribution.owner(pid: 150, session: 0) == nil)
-        #expect(attribution.owner(pid: 150, session: 150) == nil)   // outside every app
+        #expect(attribution.owner(pid: 150, session: 150) == nil)  // outside every app
         #expect(attribution.owner(pid: 0, session: 0) == nil)
         attribution.unregister(200)
         #expect(attribution.owner(pid: 150, session: 200) == nil)
@@ -69,7 +69,7 @@ import Varlink
         var attribution = NotifyAttribution<String>()
         #expect(attribution.attribute("STATUS=a", pid: 300, session: 300, at: .zero) == .held)
         #expect(attribution.attribute("other", pid: 400, session: 400, at: .zero) == .held)
-        #expect(attribution.attribute("READY=1", pid: 301, session: 300, at: .milliseconds(10)) == .held)   // its helper
+        #expect(attribution.attribute("READY=1", pid: 301, session: 300, at: .milliseconds(10)) == .held)  // its helper
         #expect(attribution.register(300) == ["STATUS=a", "READY=1"])
         #expect(attribution.attribute("STATUS=b", pid: 300, session: 300, at: .seconds(1)) == .app(300))
         #expect(attribution.held == 1)
@@ -101,7 +101,9 @@ import Varlink
 @Suite struct AppNotificationTests {
     static let id = LaunchID(7)
     /// Read as the daemon reads elements (`Wire.elements`), whatever type that gives.
-    static func elements(_ json: String) -> ReportedElements { try! Wire.elements(try! JSONParser.parse(Array(json.utf8))) }
+    static func elements(_ json: String) -> ReportedElements {
+        try! Wire.elements(try! JSONParser.parse(Array(json.utf8)))
+    }
     static let logo = elements(#"{"logo":{"x":1,"y":2,"width":3,"height":4}}"#)["logo"]!
     static let known = elements(#"{"old":{"x":0,"y":0,"width":1,"height":1}}"#)
 
@@ -109,12 +111,18 @@ import Varlink
     static let table: [(message: String, events: [AppEvent], refused: Int)] = [
         ("READY=1", [.ready(id, .ready, status: nil, elements: known)], 0),
         ("STATUS=loading", [.status(id, "loading")], 0),
-        ("X_CURTAIN_STAGE=skeleton\nSTATUS=s", [.status(id, "s"), .ready(id, .skeleton, status: "s", elements: known)], 0),
-        ("X_CURTAIN_STAGE=content\nX_CURTAIN_ELEMENTS={\"logo\":{\"x\":1,\"y\":2,\"width\":3,\"height\":4}}",
-         [.ready(id, .content, status: nil, elements: ["logo": logo])], 0),
-        ("X_CURTAIN_STAGE=interactive\nREADY=1", [.ready(id, .ready, status: nil, elements: known)], 0),   // READY=1 wins
+        (
+            "X_CURTAIN_STAGE=skeleton\nSTATUS=s",
+            [.status(id, "s"), .ready(id, .skeleton, status: "s", elements: known)], 0
+        ),
+        (
+            "X_CURTAIN_STAGE=content\nX_CURTAIN_ELEMENTS={\"logo\":{\"x\":1,\"y\":2,\"width\":3,\"height\":4}}",
+            [.ready(id, .content, status: nil, elements: ["logo": logo])], 0
+        ),
+        // READY=1 wins
+        ("X_CURTAIN_STAGE=interactive\nREADY=1", [.ready(id, .ready, status: nil, elements: known)], 0),
         ("EXTEND_TIMEOUT_USEC=1500000", [.extend(id, seconds: 1.5)], 0),
-        ("X_CURTAIN_STAGE=ready", [], 1),          // READY=1 is how ready is said
+        ("X_CURTAIN_STAGE=ready", [], 1),  // READY=1 is how ready is said
         ("X_CURTAIN_STAGE=done\nSTATUS=x", [.status(id, "x")], 1),
         ("X_CURTAIN_ELEMENTS=[1]\nX_CURTAIN_STAGE=content", [.ready(id, .content, status: nil, elements: known)], 1),
         ("X_CURTAIN_ELEMENTS={\"logo\":{\"x\":1}}", [], 1),
@@ -130,7 +138,11 @@ import Varlink
     }
 
     @Test func errnoAndElementsAreKept() throws {
-        let note = AppNotification(try NotifyMessage(parsing: Array("ERRNO=5\nX_CURTAIN_ELEMENTS={\"logo\":{\"x\":1,\"y\":2,\"width\":3,\"height\":4}}".utf8)))
+        let note = AppNotification(
+            try NotifyMessage(
+                parsing: Array("ERRNO=5\nX_CURTAIN_ELEMENTS={\"logo\":{\"x\":1,\"y\":2,\"width\":3,\"height\":4}}".utf8)
+            )
+        )
         #expect(note.errno == 5 && note.elements == ["logo": Self.logo] && note.stage == nil)
     }
 }
@@ -140,20 +152,20 @@ import Varlink
     func limitAndWindow() {
         var guardian = CrashLoopGuard()
         for i in 0..<(CrashLoopGuard.limit - 1) { guardian.failed("shop", at: .seconds(i)) }
-        #expect(guardian.check("shop", at: .seconds(10)) == nil)                 // one below the limit
+        #expect(guardian.check("shop", at: .seconds(10)) == nil)  // one below the limit
         guardian.failed("shop", at: .seconds(10))
-        let refusal = guardian.check("shop", at: .seconds(20))                   // at the limit
+        let refusal = guardian.check("shop", at: .seconds(20))  // at the limit
         #expect(refusal == .init(app: "shop", failures: CrashLoopGuard.limit, wait: .seconds(40)))
         #expect(refusal?.description == "app 'shop' failed 5 times within 60 s; not started again for 41 s")
-        #expect(guardian.check("other", at: .seconds(20)) == nil)                // per app
+        #expect(guardian.check("other", at: .seconds(20)) == nil)  // per app
         #expect(guardian.check("shop", at: CrashLoopGuard.window - .milliseconds(1)) != nil)
-        #expect(guardian.check("shop", at: CrashLoopGuard.window) == nil)        // the oldest left the window
+        #expect(guardian.check("shop", at: CrashLoopGuard.window) == nil)  // the oldest left the window
     }
 
     @Test("failures older than the window do not count")
     func oldFailures() {
         var guardian = CrashLoopGuard()
-        for i in 0..<CrashLoopGuard.limit { guardian.failed("shop", at: .seconds(i * 20)) }   // 0, 20, …, 80
+        for i in 0..<CrashLoopGuard.limit { guardian.failed("shop", at: .seconds(i * 20)) }  // 0, 20, …, 80
         #expect(guardian.check("shop", at: .seconds(81)) == nil)
     }
 }

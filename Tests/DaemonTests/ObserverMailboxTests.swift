@@ -1,14 +1,29 @@
-@testable import CurtainDaemon
 import CurtainCore
 import Testing
 import Varlink
 
+@testable import CurtainDaemon
+
 @Suite struct ObserverMailboxTests {
     static func event(_ n: Int) -> ObserverMailbox.Item {
-        .event(.state(LaunchTransition(launch: LaunchID(UInt64(n + 1)), from: nil, to: .requested, reason: "", time: 0)))
+        .event(
+            .state(LaunchTransition(launch: LaunchID(UInt64(n + 1)), from: nil, to: .requested, reason: "", time: 0))
+        )
     }
     static func frame(_ n: Int) -> ObserverMailbox.Item {
-        .frame(SharedFrame(LaunchFrame(launch: LaunchID(1), index: n, time: 0, transition: .appear, keys: [], values: [], progress: 0)))
+        .frame(
+            SharedFrame(
+                LaunchFrame(
+                    launch: LaunchID(1),
+                    index: n,
+                    time: 0,
+                    transition: .appear,
+                    keys: [],
+                    values: [],
+                    progress: 0
+                )
+            )
+        )
     }
 
     @Test func framesCoalesceBetweenEventsAndOrderIsKept() async {
@@ -33,7 +48,7 @@ import Varlink
         #expect(mailbox.count == 1)
         for n in 0..<4 { #expect(mailbox.post(Self.event(n))) }
         for n in 0..<1000 { mailbox.post(Self.frame(n)) }
-        #expect(mailbox.count == 6)   // frame, four events, frame
+        #expect(mailbox.count == 6)  // frame, four events, frame
         // One state event too many: it is not dropped silently — the observer must go.
         #expect(!mailbox.post(Self.event(4)))
         #expect(mailbox.overflowed)

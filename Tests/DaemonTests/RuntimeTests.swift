@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainTestKit
-@testable import CurtainDaemon
 import Foundation
 import Testing
 import Varlink
 import VarlinkNIO
+
+@testable import CurtainDaemon
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The real curtaind and its runtime directory: one instance per directory (the lock), the
 /// notify socket gone after a clean exit, every process of an app stopped with it (a `setsid`
@@ -56,8 +58,11 @@ import VarlinkNIO
             let listener = directory.appendingPathComponent("listener-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: listener, withIntermediateDirectories: true)
             let notify = NotifyListener(directory: listener)
-            let process = try await TestProcess(TestEnvironment.product("curtaind"), ["--config", config, "--socket", socket],
-                                                environment: ["NOTIFY_SOCKET": notify.path])
+            let process = try await TestProcess(
+                TestEnvironment.product("curtaind"),
+                ["--config", config, "--socket", socket],
+                environment: ["NOTIFY_SOCKET": notify.path]
+            )
             #expect(await notify.await { $0.hasPrefix("READY=1") }.matched != nil, "\(process.output)")
             return process
         }
@@ -67,7 +72,10 @@ import VarlinkNIO
             try await VarlinkConnection.withConnection(to: socket) { connection in
                 var id: Int64 = 0
                 var events: [[String: JSONValue]] = []
-                for try await reply in connection.callMore("io.curtain.Launcher.Launch", ["route": ["normal": .string(app)]]) {
+                for try await reply in connection.callMore(
+                    "io.curtain.Launcher.Launch",
+                    ["route": ["normal": .string(app)]]
+                ) {
                     if case .int(let launch)? = reply["launch"]?["id"] { id = launch }
                     if case .object(let event)? = reply["event"] { events.append(event) }
                 }
@@ -77,7 +85,11 @@ import VarlinkNIO
 
         func get(_ id: Int64) async throws -> [String: JSONValue] {
             try await VarlinkConnection.withConnection(to: socket) { connection in
-                guard case .object(let launch)? = try await connection.call("io.curtain.Launcher.Get", ["id": .int(id)])["launch"] else { return [:] }
+                guard
+                    case .object(let launch)? = try await connection.call("io.curtain.Launcher.Get", ["id": .int(id)])[
+                        "launch"
+                    ]
+                else { return [:] }
                 return launch
             }
         }
@@ -86,7 +98,10 @@ import VarlinkNIO
 
         /// The holder app of launch `id`: its own pid and its `setsid` helper's.
         func holderPids(_ id: Int64) throws -> [pid_t] {
-            let text = try String(contentsOfFile: directory.appendingPathComponent("holder-\(id).pids").path, encoding: .utf8)
+            let text = try String(
+                contentsOfFile: directory.appendingPathComponent("holder-\(id).pids").path,
+                encoding: .utf8
+            )
             return text.split(whereSeparator: \.isWhitespace).compactMap { pid_t($0) }
         }
     }
@@ -98,11 +113,18 @@ import VarlinkNIO
         let setup = try Setup(maxHold: 5)
         defer { setup.remove() }
         let first = try await setup.start()
-        let second = try await TestProcess(TestEnvironment.product("curtaind"), ["--config", setup.config, "--socket", setup.socket])
+        let second = try await TestProcess(
+            TestEnvironment.product("curtaind"),
+            ["--config", setup.config, "--socket", setup.socket]
+        )
         let finished = await second.finish(within: 10)
         #expect(finished.status == 1)
-        #expect(finished.output.contains("another curtaind (pid \(first.pid)) holds \(setup.directory.path)/run/curtain/curtaind.lock"),
-                "\(finished.output)")
+        #expect(
+            finished.output.contains(
+                "another curtaind (pid \(first.pid)) holds \(setup.directory.path)/run/curtain/curtaind.lock"
+            ),
+            "\(finished.output)"
+        )
         let (_, events) = try await setup.launch("ready")
         #expect(SupervisorTests.states(events).last == "revealed", "\(events)\n\(first.output)")
 
@@ -147,11 +169,17 @@ import VarlinkNIO
             try await VarlinkConnection.withConnection(to: setup.socket) { connection in
                 for id in Int64(1)...4 {
                     var cancelled = false
-                    for try await reply in connection.callMore("io.curtain.Launcher.Launch", ["route": ["normal": "holder"]]) {
+                    for try await reply in connection.callMore(
+                        "io.curtain.Launcher.Launch",
+                        ["route": ["normal": "holder"]]
+                    ) {
                         if !cancelled, case .int(let launch)? = reply["launch"]?["id"] {
                             #expect(launch == id)
                             cancelled = true
-                            _ = try await control.call("io.curtain.Launcher.Control", ["id": .int(id), "action": "cancel"])
+                            _ = try await control.call(
+                                "io.curtain.Launcher.Control",
+                                ["id": .int(id), "action": "cancel"]
+                            )
                         }
                     }
                     // The app ran (and wrote its pids), or the supervisor said what it did with

@@ -1,13 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CNotify
 import CurtainTestKit
-@testable import CurtainDaemon
 import Foundation
 import Testing
 import Varlink
 import VarlinkNIO
+
+@testable import CurtainDaemon
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// curtaind starting real apps (shell scripts calling the real systemd-notify, python's
 /// systemd.daemon) and taking their readiness from its NOTIFY_SOCKET.
@@ -38,7 +40,11 @@ import VarlinkNIO
 
         func get(_ id: Int64) async throws -> [String: JSONValue] {
             try await VarlinkConnection.withConnection(to: socket) { connection in
-                guard case .object(let launch)? = try await connection.call("io.curtain.Launcher.Get", ["id": .int(id)])["launch"] else { return [:] }
+                guard
+                    case .object(let launch)? = try await connection.call("io.curtain.Launcher.Get", ["id": .int(id)])[
+                        "launch"
+                    ]
+                else { return [:] }
                 return launch
             }
         }
@@ -88,8 +94,11 @@ import VarlinkNIO
         try config.write(toFile: path, atomically: true, encoding: .utf8)
         let notify = NotifyListener(directory: directory)
         let socket = directory.appendingPathComponent("launcher.sock").path
-        let process = try await TestProcess(TestEnvironment.product("curtaind"), ["--config", path, "--socket", socket],
-                                            environment: ["NOTIFY_SOCKET": notify.path])
+        let process = try await TestProcess(
+            TestEnvironment.product("curtaind"),
+            ["--config", path, "--socket", socket],
+            environment: ["NOTIFY_SOCKET": notify.path]
+        )
         #expect(await notify.await { $0.hasPrefix("READY=1") }.matched != nil, "\(process.output)")
         return Daemon(process: process, socket: socket, directory: directory)
     }
@@ -101,8 +110,11 @@ import VarlinkNIO
     @Test(.timeLimit(.minutes(1))) func systemdNotifyMakesAColdStartReady() async throws {
         let daemon = try await Self.start()
         let (id, events) = try await daemon.launch("ready")
-        #expect(Self.states(events) == ["requested", "presenting", "holding", "revealing", "revealed"]
-                || Self.states(events) == ["requested", "presenting", "revealing", "revealed"], "\(events)")
+        #expect(
+            Self.states(events) == ["requested", "presenting", "holding", "revealing", "revealed"]
+                || Self.states(events) == ["requested", "presenting", "revealing", "revealed"],
+            "\(events)"
+        )
         let launch = try await daemon.get(id)
         #expect(launch["app_status"] == "showing detail" && launch["readiness"] == "ready")
         // The app saw its destination and its output reached the log under its name.
@@ -133,7 +145,9 @@ import VarlinkNIO
         let source = TestEnvironment.repository.appendingPathComponent("Benchmarks/ReadyApp/main.c").path
         let compiled = try await TestProcess.run("/usr/bin/env", ["clang", "-O2", "-o", binary, source])
         #expect(compiled.status == 0, "\(compiled.stderr)")
-        let daemon = try await Self.start(extraApps: "[[apps]]\nname = \"instant\"\nexec = [\"\(binary)\"]\nsingle_instance = false\n")
+        let daemon = try await Self.start(
+            extraApps: "[[apps]]\nname = \"instant\"\nexec = [\"\(binary)\"]\nsingle_instance = false\n"
+        )
         for _ in 1...5 {
             let (_, events) = try await daemon.launch("instant")
             #expect(Self.states(events).last == "revealed", "\(events)")
@@ -159,7 +173,10 @@ import VarlinkNIO
         for _ in 2...5 { _ = try await daemon.launch("crash") }
         let (blocked, _) = try await daemon.launch("crash")
         let why = try await daemon.get(blocked)["reason"]
-        guard case .string(let text)? = why else { Issue.record("no reason"); return }
+        guard case .string(let text)? = why else {
+            Issue.record("no reason")
+            return
+        }
         #expect(text.hasPrefix("app 'crash' failed 5 times within 60 s; not started again for "), "\(text)")
         #expect(await daemon.stop() == 0)
     }
@@ -170,7 +187,10 @@ import VarlinkNIO
         #expect(Self.states(events).last == "failed")
         #expect(try await daemon.get(id)["reason"] == "not ready within 1 s")
         // The grandchild ignored SIGTERM; the KILL after the grace period reached it anyway.
-        let pid = try String(contentsOfFile: daemon.directory.appendingPathComponent("grandchild.pid").path, encoding: .utf8)
+        let pid = try String(
+            contentsOfFile: daemon.directory.appendingPathComponent("grandchild.pid").path,
+            encoding: .utf8
+        )
         #expect(await Self.exits(pid_t(pid.trimmingCharacters(in: .whitespacesAndNewlines))!, within: 10))
         #expect(await daemon.stop() == 0)
     }
@@ -181,7 +201,7 @@ import VarlinkNIO
         #expect(mkfifo(fifo, 0o600) == 0)
         async let launched = daemon.launch("extend")
         #expect(await daemon.process.waitFor("waiting", within: 10))
-        try await Task.sleep(for: .seconds(1.5))   // ok-sleep: past the maximum hold, which the app extended
+        try await Task.sleep(for: .seconds(1.5))  // ok-sleep: past the maximum hold, which the app extended
         let handle = FileHandle(forWritingAtPath: fifo)
         handle?.write(Data("go\n".utf8))
         try handle?.close()
@@ -195,9 +215,15 @@ import VarlinkNIO
         let task = Task { try await daemon.launch("stubborn") }
         #expect(await daemon.process.waitFor("app started", within: 10))
         // An unrelated process (not in the app's session) claims readiness.
-        _ = try await TestProcess.run("/usr/bin/systemd-notify", ["--ready"],
-                                      environment: ["NOTIFY_SOCKET": daemon.directory.appendingPathComponent("notify-apps").path])
-        #expect(await daemon.process.waitFor("notify message from a process outside every app rejected", within: 10), "\(daemon.process.output)")
+        _ = try await TestProcess.run(
+            "/usr/bin/systemd-notify",
+            ["--ready"],
+            environment: ["NOTIFY_SOCKET": daemon.directory.appendingPathComponent("notify-apps").path]
+        )
+        #expect(
+            await daemon.process.waitFor("notify message from a process outside every app rejected", within: 10),
+            "\(daemon.process.output)"
+        )
         // Still waiting for the app: presenting (the appear may not be over yet) or holding.
         let launch = try await daemon.get(1)
         #expect(["presenting", "holding"].contains(launch["state"]), "\(launch)")
@@ -226,9 +252,11 @@ import VarlinkNIO
         let (push, pushEvents) = try await daemon.launch(route: ["push": ["kind": "news", "story": "s-7"]])
         #expect(Self.states(pushEvents).last == "revealed", "\(pushEvents)")
         #expect(await daemon.process.waitFor("warm start: launch \(push) screen home", within: 10))
-        #expect(daemon.process.output.components(separatedBy: "app started").count == 2)   // started once
+        #expect(daemon.process.output.components(separatedBy: "app started").count == 2)  // started once
         // Stopping the daemon stops the app (TERM to its group; KILL after the grace period).
-        let started = daemon.process.output.components(separatedBy: "curtain_app_pid=").dropFirst().first?.prefix { $0.isNumber }
+        let started = daemon.process.output.components(separatedBy: "curtain_app_pid=").dropFirst().first?.prefix {
+            $0.isNumber
+        }
         #expect(await daemon.stop() == 0)
         #expect(await Self.exits(pid_t(started.map(String.init) ?? "") ?? -1, within: 10))
     }
@@ -243,8 +271,17 @@ import VarlinkNIO
         #expect(await daemon.process.waitFor("app attached for warm starts", within: 10), "\(daemon.process.output)")
         let (warm, warmEvents) = try await daemon.launch("demo")
         #expect(Self.states(warmEvents).last == "revealed", "\(warmEvents)")
-        #expect(await daemon.process.waitFor("warm start: launch \(warm) screen detail hides logo until revealed", within: 10), "\(daemon.process.output)")
-        #expect(await daemon.process.waitFor("revealed: launch \(warm) shows logo", within: 10), "\(daemon.process.output)")
+        #expect(
+            await daemon.process.waitFor(
+                "warm start: launch \(warm) screen detail hides logo until revealed",
+                within: 10
+            ),
+            "\(daemon.process.output)"
+        )
+        #expect(
+            await daemon.process.waitFor("revealed: launch \(warm) shows logo", within: 10),
+            "\(daemon.process.output)"
+        )
         // Nothing was delivered for the cold start, so nothing is shown again for it.
         #expect(!daemon.process.output.contains("revealed: launch \(cold) "))
         let hidden: JSONValue? = try await VarlinkConnection.withConnection(to: daemon.socket) { connection in
@@ -274,7 +311,10 @@ import VarlinkNIO
         var ids: [Int64] = []
         try await VarlinkConnection.withConnection(to: daemon.socket) { connection in
             for n in 1...20 {
-                let reply = try await connection.call("io.curtain.Launcher.Launch", ["route": ["deeplink": .string("slow://item/\(n)")]])
+                let reply = try await connection.call(
+                    "io.curtain.Launcher.Launch",
+                    ["route": ["deeplink": .string("slow://item/\(n)")]]
+                )
                 if case .int(let id)? = reply["launch"]?["id"] { ids.append(id) }
             }
         }

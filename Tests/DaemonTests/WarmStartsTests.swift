@@ -1,6 +1,7 @@
-@testable import CurtainDaemon
 import CurtainCore
 import Testing
+
+@testable import CurtainDaemon
 
 /// The attachments' bookkeeping, without processes or sockets.
 @Suite struct WarmStartsTests {
@@ -13,10 +14,10 @@ import Testing
         #expect(warm.streams(of: "none").isEmpty)
 
         warm.delivered(LaunchID(7), app: "shop", token: second, hiding: ["logo"])
-        warm.delivered(LaunchID(8), app: "shop", token: second, hiding: [])   // nothing to show again
+        warm.delivered(LaunchID(8), app: "shop", token: second, hiding: [])  // nothing to show again
         warm.ended(LaunchID(8))
         warm.ended(LaunchID(7))
-        warm.ended(LaunchID(7))                                                 // once only
+        warm.ended(LaunchID(7))  // once only
         warm.detach("shop", second)
         var shown: [(LaunchID, [String])] = []
         for await item in deliveries { if case .ended(let id, let show) = item { shown.append((id, show)) } }

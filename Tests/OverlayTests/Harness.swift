@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainRender
 import CurtainTestKit
 import Foundation
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What the overlay tests run: headless compositors, curtaind, curtain-overlay, screenshots.
 enum Overlay {
@@ -18,7 +19,8 @@ enum Overlay {
     static let timeout = 30.0
 
     static func which(_ tool: String) -> String? {
-        for directory in ["/usr/bin", "/usr/local/bin", "/bin", "/usr/sbin"] where TestEnvironment.isExecutable(directory + "/" + tool) {
+        for directory in ["/usr/bin", "/usr/local/bin", "/bin", "/usr/sbin"]
+        where TestEnvironment.isExecutable(directory + "/" + tool) {
             return directory + "/" + tool
         }
         return nil
@@ -35,11 +37,14 @@ enum Overlay {
     }
 
     /// Polls `condition` until it holds or `seconds` pass (screenshots have no event to wait on).
-    static func eventually(within seconds: Double = timeout, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    static func eventually(
+        within seconds: Double = timeout,
+        _ condition: () async throws -> Bool
+    ) async rethrows -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))   // ok-sleep: the poll interval of a bounded wait
+            try? await Task.sleep(for: .milliseconds(50))  // ok-sleep: the poll interval of a bounded wait
         }
         return try await condition()
     }
@@ -48,14 +53,19 @@ enum Overlay {
     static func killTree(_ root: pid_t) {
         var children: [pid_t: [pid_t]] = [:]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             if fields.count > 1, let parent = pid_t(fields[1]) { children[parent, default: []].append(pid) }
         }
         var order: [pid_t] = []
         var stack = [root]
-        while let pid = stack.popLast() { order.append(pid); stack += children[pid] ?? [] }
+        while let pid = stack.popLast() {
+            order.append(pid)
+            stack += children[pid] ?? []
+        }
         for pid in order.reversed() { kill(pid, SIGKILL) }
     }
 }
@@ -88,33 +98,49 @@ final class Compositor {
 
     /// sway with one headless output of `width` × `height` pixels at `scale` (logical size:
     /// the pixels divided by the scale).
-    static func sway(width: Int = Overlay.width, height: Int = Overlay.height, scale: Int = 1) async throws -> Compositor {
+    static func sway(
+        width: Int = Overlay.width,
+        height: Int = Overlay.height,
+        scale: Int = 1
+    ) async throws -> Compositor {
         let asNobody = TestEnvironment.isRoot
         let runtime = runtimeDirectory(owner: asNobody ? "nobody" : nil)
         // In the runtime directory (removed with it): sway reads it after it has started.
         let config = runtime.appendingPathComponent("sway.conf")
         try """
-            output HEADLESS-1 resolution \(width)x\(height) scale \(scale)
-            default_border none
-            default_floating_border none
-            """.write(to: config, atomically: true, encoding: .utf8)
+        output HEADLESS-1 resolution \(width)x\(height) scale \(scale)
+        default_border none
+        default_floating_border none
+        """.write(to: config, atomically: true, encoding: .utf8)
         chmod(config.path, 0o644)
-        let environment = ["XDG_RUNTIME_DIR": runtime.path, "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman",
-                           "WLR_LIBINPUT_NO_DEVICES": "1", "PATH": "/usr/bin:/bin", "HOME": runtime.path]
+        let environment = [
+            "XDG_RUNTIME_DIR": runtime.path, "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman",
+            "WLR_LIBINPUT_NO_DEVICES": "1", "PATH": "/usr/bin:/bin", "HOME": runtime.path,
+        ]
         let sway = Overlay.which("sway")!
-        let process = asNobody
-            ? try await TestProcess("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", sway, "-c", config.path],
-                                    environment: environment, inherit: false)
+        let process =
+            asNobody
+            ? try await TestProcess(
+                "/usr/bin/setpriv",
+                ["--reuid=nobody", "--regid=nogroup", "--clear-groups", sway, "-c", config.path],
+                environment: environment,
+                inherit: false
+            )
             : try await TestProcess(sway, ["-c", config.path], environment: environment, inherit: false)
         return try await started(process, runtime: runtime, name: "sway")
     }
 
     static func weston() async throws -> Compositor {
         let runtime = runtimeDirectory(owner: nil)
-        let process = try await TestProcess(Overlay.which("weston")!, [
-            "--backend=headless-backend.so", "--use-pixman", "--debug", "--idle-time=0", "--socket=wayland-curtain",
-            "--width=\(Overlay.width)", "--height=\(Overlay.height)", "--shell=desktop-shell.so", "--no-config",
-        ], environment: ["XDG_RUNTIME_DIR": runtime.path], inherit: true)
+        let process = try await TestProcess(
+            Overlay.which("weston")!,
+            [
+                "--backend=headless-backend.so", "--use-pixman", "--debug", "--idle-time=0", "--socket=wayland-curtain",
+                "--width=\(Overlay.width)", "--height=\(Overlay.height)", "--shell=desktop-shell.so", "--no-config",
+            ],
+            environment: ["XDG_RUNTIME_DIR": runtime.path],
+            inherit: true
+        )
         return try await started(process, runtime: runtime, name: "weston")
     }
 
@@ -135,7 +161,9 @@ final class Compositor {
 
     /// sway's IPC socket, for swaymsg.
     var swaySocket: String? {
-        (try? FileManager.default.contentsOfDirectory(atPath: runtime.path))?.first { $0.hasPrefix("sway-ipc.") }.map { runtime.path + "/" + $0 }
+        (try? FileManager.default.contentsOfDirectory(atPath: runtime.path))?.first { $0.hasPrefix("sway-ipc.") }.map {
+            runtime.path + "/" + $0
+        }
     }
 
     func swaymsg(_ arguments: String...) async throws {
@@ -148,10 +176,17 @@ final class Compositor {
         let file = directory.appendingPathComponent("shot-\(UUID().uuidString.prefix(8)).png").path
         if weston {
             let before = Set((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-            let result = try await TestProcess.run("/bin/sh", ["-c", "cd \"$1\" && exec \"$2\"", "sh", directory.path, Overlay.which("weston-screenshooter")!],
-                                                   environment: environment)
-            let made = Set((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).subtracting(before).filter { $0.hasSuffix(".png") }
-            guard result.status == 0, let name = made.first else { throw HarnessError("weston-screenshooter: \(result)") }
+            let result = try await TestProcess.run(
+                "/bin/sh",
+                ["-c", "cd \"$1\" && exec \"$2\"", "sh", directory.path, Overlay.which("weston-screenshooter")!],
+                environment: environment
+            )
+            let made = Set((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).subtracting(
+                before
+            ).filter { $0.hasSuffix(".png") }
+            guard result.status == 0, let name = made.first else {
+                throw HarnessError("weston-screenshooter: \(result)")
+            }
             try FileManager.default.moveItem(atPath: directory.path + "/" + name, toPath: file)
         } else {
             let result = try await TestProcess.run(Overlay.which("grim")!, [file], environment: environment)
@@ -176,7 +211,9 @@ struct Screen {
     }
 
     static func close(_ a: UInt32, _ b: UInt32, tolerance: Int = Overlay.channelTolerance) -> Bool {
-        for shift: UInt32 in [0, 8, 16] where abs(Int((a >> shift) & 0xFF) - Int((b >> shift) & 0xFF)) > tolerance { return false }
+        for shift: UInt32 in [0, 8, 16] where abs(Int((a >> shift) & 0xFF) - Int((b >> shift) & 0xFF)) > tolerance {
+            return false
+        }
         return true
     }
 
@@ -211,34 +248,43 @@ final class Daemon {
     /// `width` × `height`: curtaind's [display], the size its frames are computed for (the
     /// output's pixels).
     /// `extra`: more of curtain.toml (a [transitions] table).
-    init(compositor: Compositor, external: Bool = false, width: Int = Overlay.width, height: Int = Overlay.height, extra: String = "") async throws {
+    init(
+        compositor: Compositor,
+        external: Bool = false,
+        width: Int = Overlay.width,
+        height: Int = Overlay.height,
+        extra: String = ""
+    ) async throws {
         directory = TestEnvironment.temporaryDirectory("overlay")
         socket = directory.appendingPathComponent("s").path
         config = directory.appendingPathComponent("curtain.toml").path
         readyFIFO = directory.appendingPathComponent("ready").path
         mkfifo(readyFIFO, 0o600)
-        let app = external ? "" : """
+        let app =
+            external
+            ? ""
+            : """
             exec = ["\(TestEnvironment.product("curtain-test-window"))", "\(String(Overlay.appColor, radix: 16))", "--ready-fifo", "\(readyFIFO)"]
             environment = { WAYLAND_DISPLAY = "\(compositor.display)", XDG_RUNTIME_DIR = "\(compositor.runtime.path)" }
             readiness = "ready"
             single_instance = false
             """
         try """
-            [daemon]
-            notify_socket = "\(directory.path)/notify-apps"
-            min_hold = 0.1
-            max_hold = 60
-            [display]
-            width = \(width)
-            height = \(height)
-            refresh_rate = 60
-            [[apps]]
-            name = "shop"
-            screens = ["home"]
-            default_screen = "home"
-            \(app)
-            \(extra)
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        [daemon]
+        notify_socket = "\(directory.path)/notify-apps"
+        min_hold = 0.1
+        max_hold = 60
+        [display]
+        width = \(width)
+        height = \(height)
+        refresh_rate = 60
+        [[apps]]
+        name = "shop"
+        screens = ["home"]
+        default_screen = "home"
+        \(app)
+        \(extra)
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         process = try await Self.start(directory: directory, config: config, socket: socket)
     }
 
@@ -247,8 +293,11 @@ final class Daemon {
         let notifyDirectory = directory.appendingPathComponent("notify-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: notifyDirectory, withIntermediateDirectories: true)
         let notify = NotifyListener(directory: notifyDirectory)
-        let process = try await TestProcess(TestEnvironment.product("curtaind"), ["--config", config, "--socket", socket],
-                                            environment: ["NOTIFY_SOCKET": notify.path])
+        let process = try await TestProcess(
+            TestEnvironment.product("curtaind"),
+            ["--config", config, "--socket", socket],
+            environment: ["NOTIFY_SOCKET": notify.path]
+        )
         guard await notify.await(timeout: Overlay.timeout, { $0.hasPrefix("READY=1") }).matched != nil else {
             throw HarnessError("curtaind did not start: \(process.output)")
         }
@@ -258,13 +307,19 @@ final class Daemon {
     func restart() async throws { process = try await Self.start(directory: directory, config: config, socket: socket) }
 
     func ctl(_ arguments: String...) async throws -> (status: Int32, stdout: String, stderr: String) {
-        try await TestProcess.run(TestEnvironment.product("curtainctl"), arguments, environment: ["CURTAIN_SOCKET": socket])
+        try await TestProcess.run(
+            TestEnvironment.product("curtainctl"),
+            arguments,
+            environment: ["CURTAIN_SOCKET": socket]
+        )
     }
 
     /// The stand-in app becomes ready (its reader thread is blocked opening the FIFO).
     func makeAppReady() throws {
         let fd = open(readyFIFO, O_WRONLY | O_NONBLOCK)
-        guard fd >= 0 else { throw HarnessError("the app does not wait on \(readyFIFO): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw HarnessError("the app does not wait on \(readyFIFO): \(String(cString: strerror(errno)))")
+        }
         close(fd)
     }
 
@@ -276,5 +331,9 @@ final class Daemon {
 
 /// `curtain-overlay` on a compositor, following a daemon.
 func startOverlay(_ compositor: Compositor, _ daemon: Daemon, arguments: [String] = []) async throws -> TestProcess {
-    try await TestProcess(TestEnvironment.product("curtain-overlay"), ["--socket", daemon.socket] + arguments, environment: compositor.environment)
+    try await TestProcess(
+        TestEnvironment.product("curtain-overlay"),
+        ["--socket", daemon.socket] + arguments,
+        environment: compositor.environment
+    )
 }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainRender
 import CurtainTestKit
 import Foundation
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// curtain-overlay on real headless compositors with a real curtaind, checked on screenshots.
 /// Serialized: one compositor at a time on a shared CI machine.
@@ -23,20 +24,35 @@ import Testing
     /// and once revealed the app is all visible and a click reaches it (empty input region).
     @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
     func revealOnSway() async throws {
-        try #require(Overlay.missing(Self.swayTools).isEmpty, "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)")
+        try #require(
+            Overlay.missing(Self.swayTools).isEmpty,
+            "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)"
+        )
         let compositor = try await Compositor.sway()
         let daemon = try await Daemon(compositor: compositor)
         let overlay = try await startOverlay(compositor, daemon)
         defer { Overlay.killTree(overlay.pid) }
-        #expect(await overlay.waitFor("surface \(Overlay.width)×\(Overlay.height) on the overlay layer", within: Overlay.timeout), "\(overlay.output)\nsway: \(compositor.process.output.suffix(3000))")
+        #expect(
+            await overlay.waitFor(
+                "surface \(Overlay.width)×\(Overlay.height) on the overlay layer",
+                within: Overlay.timeout
+            ),
+            "\(overlay.output)\nsway: \(compositor.process.output.suffix(3000))"
+        )
 
         let launched = try await daemon.ctl("launch", "--normal", "shop")
         #expect(launched.status == 0, "\(launched)")
-        let watch = try await TestProcess(TestEnvironment.product("curtainctl"), ["watch", "1", "--frames", "--json", "short"],
-                                          environment: ["CURTAIN_SOCKET": daemon.socket])
+        let watch = try await TestProcess(
+            TestEnvironment.product("curtainctl"),
+            ["watch", "1", "--frames", "--json", "short"],
+            environment: ["CURTAIN_SOCKET": daemon.socket]
+        )
         defer { Overlay.killTree(watch.pid) }
         // The app's window is up under the splash, which covers it entirely.
-        #expect(await daemon.process.waitFor("mapped \(Overlay.width)x\(Overlay.height)", within: Overlay.timeout), "\(daemon.process.output)")
+        #expect(
+            await daemon.process.waitFor("mapped \(Overlay.width)x\(Overlay.height)", within: Overlay.timeout),
+            "\(daemon.process.output)"
+        )
         let shots = TestEnvironment.temporaryDirectory("overlay-shots")
         defer { try? FileManager.default.removeItem(at: shots) }
         var screen: Screen? = nil
@@ -45,8 +61,14 @@ import Testing
             return Self.splashFraction(screen!) > 0.95 && screen!.fraction(of: Overlay.appColor) == 0
         }
         // The scene came from curtaind (GetScene), not the fallback.
-        #expect(overlay.output.contains("launch 1: scene /") && !overlay.output.contains("GetScene"), "\(overlay.output)")
-        #expect(covered, "before the reveal the splash covers the app: \(screen.map { "\(Self.splashFraction($0)) splash, \($0.fraction(of: Overlay.appColor)) app" } ?? "")")
+        #expect(
+            overlay.output.contains("launch 1: scene /") && !overlay.output.contains("GetScene"),
+            "\(overlay.output)"
+        )
+        #expect(
+            covered,
+            "before the reveal the splash covers the app: \(screen.map { "\(Self.splashFraction($0)) splash, \($0.fraction(of: Overlay.appColor)) app" } ?? "")"
+        )
 
         // Ready: the reveal starts; a seek to half way holds its frame still.
         try daemon.makeAppReady()
@@ -57,10 +79,14 @@ import Testing
         let held = try #require(watch.output.split(separator: "\n").last { $0.contains("\"progress\":0.5,") })
         let events = shots.appendingPathComponent("held.jsonl")
         try String(held).write(to: events, atomically: true, encoding: .utf8)
-        let rendered = try await TestProcess.run(TestEnvironment.product("curtainctl"), [
-            "render", "--events", events.path, "--size", "\(Overlay.width)x\(Overlay.height)",
-            "--destination", "#" + String(Overlay.appColor, radix: 16), "--out", shots.appendingPathComponent("expected").path,
-        ])
+        let rendered = try await TestProcess.run(
+            TestEnvironment.product("curtainctl"),
+            [
+                "render", "--events", events.path, "--size", "\(Overlay.width)x\(Overlay.height)",
+                "--destination", "#" + String(Overlay.appColor, radix: 16), "--out",
+                shots.appendingPathComponent("expected").path,
+            ]
+        )
         #expect(rendered.status == 0, "\(rendered)")
         let expectedPath = shots.appendingPathComponent("expected/launch1-0000.png").path
         let expected = Screen(image: try #require(Image.readPNG(expectedPath)), path: expectedPath)
@@ -72,7 +98,10 @@ import Testing
             screen = try await compositor.screenshot(shots)
             return screen!.mismatch(expected) <= 0.01
         }
-        #expect(matches, "mid-reveal the screen matches curtainctl render of the same frame: \(screen.map { "\($0.mismatch(expected)) differ (\($0.path) vs \(expectedPath))" } ?? "")")
+        #expect(
+            matches,
+            "mid-reveal the screen matches curtainctl render of the same frame: \(screen.map { "\($0.mismatch(expected)) differ (\($0.path) vs \(expectedPath))" } ?? "")"
+        )
 
         // Played to the end: the app is all visible and gets the click.
         #expect(try await daemon.ctl("control", "1", "finish").status == 0)
@@ -81,23 +110,40 @@ import Testing
             screen = try await compositor.screenshot(shots)
             return screen!.fraction(of: Overlay.appColor) >= 0.99
         }
-        #expect(open, "after revealed the app is fully visible: \(screen.map { "\($0.fraction(of: Overlay.appColor))" } ?? "")")
+        #expect(
+            open,
+            "after revealed the app is fully visible: \(screen.map { "\($0.fraction(of: Overlay.appColor))" } ?? "")"
+        )
         try await compositor.swaymsg("seat", "seat0", "cursor", "set", "320", "240")
         try await compositor.swaymsg("seat", "seat0", "cursor", "press", "button1")
         try await compositor.swaymsg("seat", "seat0", "cursor", "release", "button1")
-        #expect(await daemon.process.waitFor("click 320 240", within: Overlay.timeout), "the click reaches the app: \(daemon.process.output.suffix(1500))")
+        #expect(
+            await daemon.process.waitFor("click 320 240", within: Overlay.timeout),
+            "the click reaches the app: \(daemon.process.output.suffix(1500))"
+        )
     }
 
     /// Launch 1 (seed 000 over the stand-in app) made ready and held mid-reveal by a seek to
     /// 0.5; returns the watch and that frame as `curtainctl render --events` draws it at
     /// `width` × `height` over the app's colour.
-    static func holdMidReveal(_ daemon: Daemon, _ shots: URL, width: Int, height: Int) async throws -> (watch: TestProcess, expected: Screen) {
+    static func holdMidReveal(
+        _ daemon: Daemon,
+        _ shots: URL,
+        width: Int,
+        height: Int
+    ) async throws -> (watch: TestProcess, expected: Screen) {
         let launched = try await daemon.ctl("launch", "--normal", "shop")
         #expect(launched.status == 0, "\(launched)")
-        let watch = try await TestProcess(TestEnvironment.product("curtainctl"), ["watch", "1", "--frames", "--json", "short"],
-                                          environment: ["CURTAIN_SOCKET": daemon.socket])
+        let watch = try await TestProcess(
+            TestEnvironment.product("curtainctl"),
+            ["watch", "1", "--frames", "--json", "short"],
+            environment: ["CURTAIN_SOCKET": daemon.socket]
+        )
         // The app prints `mapped` just before its reader opens the FIFO: ready once it does.
-        #expect(await Overlay.eventually { (try? daemon.makeAppReady()) != nil }, "the app waits on its FIFO: \(daemon.process.output)")
+        #expect(
+            await Overlay.eventually { (try? daemon.makeAppReady()) != nil },
+            "the app waits on its FIFO: \(daemon.process.output)"
+        )
         #expect(await watch.waitFor("\"to\":\"revealing\"", within: Overlay.timeout), "\(watch.output.suffix(2000))")
         let seek = try await daemon.ctl("control", "1", "seek", "0.5")
         #expect(seek.status == 0, "\(seek)")
@@ -105,14 +151,21 @@ import Testing
         let held = try #require(watch.output.split(separator: "\n").last { $0.contains("\"progress\":0.5,") })
         let events = shots.appendingPathComponent("held.jsonl")
         try String(held).write(to: events, atomically: true, encoding: .utf8)
-        let rendered = try await TestProcess.run(TestEnvironment.product("curtainctl"), [
-            "render", "--events", events.path, "--size", "\(width)x\(height)",
-            "--destination", "#" + String(Overlay.appColor, radix: 16), "--out", shots.appendingPathComponent("expected").path,
-        ])
+        let rendered = try await TestProcess.run(
+            TestEnvironment.product("curtainctl"),
+            [
+                "render", "--events", events.path, "--size", "\(width)x\(height)",
+                "--destination", "#" + String(Overlay.appColor, radix: 16), "--out",
+                shots.appendingPathComponent("expected").path,
+            ]
+        )
         #expect(rendered.status == 0, "\(rendered)")
         let path = shots.appendingPathComponent("expected/launch1-0000.png").path
         let expected = Screen(image: try #require(Image.readPNG(path)), path: path)
-        #expect(expected.fraction(of: Overlay.appColor) > 0.2 && Self.splashFraction(expected) > 0.05, "a real hole: some app, some splash")
+        #expect(
+            expected.fraction(of: Overlay.appColor) > 0.2 && Self.splashFraction(expected) > 0.05,
+            "a real hole: some app, some splash"
+        )
         return (watch, expected)
     }
 
@@ -121,15 +174,26 @@ import Testing
     /// by 60), averaged over the row crossings. Antialiasing at the screen's own resolution
     /// gives about one; a frame drawn at half the resolution and scaled up, about two or more.
     static func edgeWidth(_ screen: Screen) -> Double {
-        var total = 0, crossings = 0
+        var total = 0
+        var crossings = 0
         for y in 0..<screen.height {
             var x = 0
             while x < screen.width - 1 {
-                guard Screen.close(screen.at(x, y), Overlay.appColor), !Screen.close(screen.at(x + 1, y), Overlay.appColor) else { x += 1; continue }
+                guard Screen.close(screen.at(x, y), Overlay.appColor),
+                    !Screen.close(screen.at(x + 1, y), Overlay.appColor)
+                else {
+                    x += 1
+                    continue
+                }
                 // Leaving the app to the right: count the in-between pixels up to the splash.
                 var end = x + 1
-                while end < screen.width, !Self.isSplash(screen.at(end, y)), !Screen.close(screen.at(end, y), Overlay.appColor), end - x <= 8 { end += 1 }
-                if end < screen.width, Self.isSplash(screen.at(end, y)) { total += end - x - 1; crossings += 1 }
+                while end < screen.width, !Self.isSplash(screen.at(end, y)),
+                    !Screen.close(screen.at(end, y), Overlay.appColor), end - x <= 8
+                { end += 1 }
+                if end < screen.width, Self.isSplash(screen.at(end, y)) {
+                    total += end - x - 1
+                    crossings += 1
+                }
                 x = end
             }
         }
@@ -145,14 +209,22 @@ import Testing
     /// compositor scales a 640×480 frame up: another layout, edges twice as wide.
     @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
     func heldFrameAtScale2() async throws {
-        try #require(Overlay.missing(Self.swayTools).isEmpty, "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)")
+        try #require(
+            Overlay.missing(Self.swayTools).isEmpty,
+            "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)"
+        )
         let (width, height) = (Overlay.width * 2, Overlay.height * 2)
         let compositor = try await Compositor.sway(width: width, height: height, scale: 2)
         let daemon = try await Daemon(compositor: compositor, width: width, height: height)
         let overlay = try await startOverlay(compositor, daemon)
         defer { Overlay.killTree(overlay.pid) }
-        #expect(await overlay.waitFor("surface \(Overlay.width)×\(Overlay.height) on the overlay layer at scale 2 (\(width)×\(height) pixels)", within: Overlay.timeout),
-                "\(overlay.output)\nsway: \(compositor.process.output.suffix(3000))")
+        #expect(
+            await overlay.waitFor(
+                "surface \(Overlay.width)×\(Overlay.height) on the overlay layer at scale 2 (\(width)×\(height) pixels)",
+                within: Overlay.timeout
+            ),
+            "\(overlay.output)\nsway: \(compositor.process.output.suffix(3000))"
+        )
         let shots = TestEnvironment.temporaryDirectory("overlay-shots")
         defer { try? FileManager.default.removeItem(at: shots) }
         let (watch, expected) = try await Self.holdMidReveal(daemon, shots, width: width, height: height)
@@ -162,8 +234,16 @@ import Testing
             screen = try await compositor.screenshot(shots)
             return screen!.width == width && screen!.mismatch(expected) <= 0.01
         }
-        #expect(matches, "at scale 2 the screen matches curtainctl render at \(width)x\(height): \(screen.map { "\($0.width)×\($0.height), \($0.mismatch(expected)) differ (\($0.path) vs \(expected.path))" } ?? "")")
-        if let screen { #expect(Self.edgeWidth(screen) <= Self.edgeWidth(expected) + 0.5, "edges: \(Self.edgeWidth(screen)) px on screen, \(Self.edgeWidth(expected)) drawn") }
+        #expect(
+            matches,
+            "at scale 2 the screen matches curtainctl render at \(width)x\(height): \(screen.map { "\($0.width)×\($0.height), \($0.mismatch(expected)) differ (\($0.path) vs \(expected.path))" } ?? "")"
+        )
+        if let screen {
+            #expect(
+                Self.edgeWidth(screen) <= Self.edgeWidth(expected) + 0.5,
+                "edges: \(Self.edgeWidth(screen)) px on screen, \(Self.edgeWidth(expected)) drawn"
+            )
+        }
         // One overlay surface for the whole launch: drawn at scale 2 from its first frame.
         #expect(!overlay.output.contains("output scale"), "\(overlay.output)")
     }
@@ -175,34 +255,56 @@ import Testing
     /// layout).
     @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
     func scaleChangeMidLaunchRedraws() async throws {
-        try #require(Overlay.missing(Self.swayTools).isEmpty, "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)")
+        try #require(
+            Overlay.missing(Self.swayTools).isEmpty,
+            "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)"
+        )
         let (width, height) = (Overlay.width * 2, Overlay.height * 2)
         let compositor = try await Compositor.sway(width: width, height: height, scale: 1)
         let daemon = try await Daemon(compositor: compositor, width: width, height: height)
         let overlay = try await startOverlay(compositor, daemon)
         defer { Overlay.killTree(overlay.pid) }
-        #expect(await overlay.waitFor("surface \(width)×\(height) on the overlay layer", within: Overlay.timeout), "\(overlay.output)")
+        #expect(
+            await overlay.waitFor("surface \(width)×\(height) on the overlay layer", within: Overlay.timeout),
+            "\(overlay.output)"
+        )
         let shots = TestEnvironment.temporaryDirectory("overlay-shots")
         defer { try? FileManager.default.removeItem(at: shots) }
         let (watch, expected) = try await Self.holdMidReveal(daemon, shots, width: width, height: height)
         defer { Overlay.killTree(watch.pid) }
         var screen: Screen? = nil
-        #expect(try await Overlay.eventually { screen = try await compositor.screenshot(shots); return screen!.mismatch(expected) <= 0.01 },
-                "at scale 1: \(screen.map { "\($0.mismatch(expected)) differ" } ?? "")")
+        #expect(
+            try await Overlay.eventually {
+                screen = try await compositor.screenshot(shots)
+                return screen!.mismatch(expected) <= 0.01
+            },
+            "at scale 1: \(screen.map { "\($0.mismatch(expected)) differ" } ?? "")"
+        )
 
         try await compositor.swaymsg("output", "HEADLESS-1", "scale", "2")
         // The output's scale and the surface's new logical size come as two events, in either order.
         #expect(await overlay.waitFor("output scale 2", within: Overlay.timeout), "\(overlay.output)")
-        #expect(await overlay.waitFor("surface \(Overlay.width)×\(Overlay.height) on the overlay layer", within: Overlay.timeout), "\(overlay.output)")
+        #expect(
+            await overlay.waitFor(
+                "surface \(Overlay.width)×\(Overlay.height) on the overlay layer",
+                within: Overlay.timeout
+            ),
+            "\(overlay.output)"
+        )
         let matches = try await Overlay.eventually {
             screen = try await compositor.screenshot(shots)
             return screen!.width == width && screen!.mismatch(expected) <= 0.01
         }
-        #expect(matches, "after the change to scale 2: \(screen.map { "\($0.width)×\($0.height), \($0.mismatch(expected)) differ (\($0.path) vs \(expected.path))" } ?? "")")
+        #expect(
+            matches,
+            "after the change to scale 2: \(screen.map { "\($0.width)×\($0.height), \($0.mismatch(expected)) differ (\($0.path) vs \(expected.path))" } ?? "")"
+        )
         let drawn = Self.edgeWidth(expected)
         if let screen {
             let shown = Self.edgeWidth(screen)
-            print("scaleChangeMidLaunchRedraws: hole edge \(shown) px on screen, \(drawn) px drawn by curtainctl render")
+            print(
+                "scaleChangeMidLaunchRedraws: hole edge \(shown) px on screen, \(drawn) px drawn by curtainctl render"
+            )
             #expect(shown <= drawn + 0.5, "the edge is as sharp as drawn: \(shown) px on screen, \(drawn) px drawn")
         }
     }
@@ -214,21 +316,32 @@ import Testing
     /// frame with revealOnSway's tolerance, the logo on its way to the reported frame.
     @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
     func heroWithReportedElements() async throws {
-        try #require(Overlay.missing(Self.swayTools).isEmpty, "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)")
+        try #require(
+            Overlay.missing(Self.swayTools).isEmpty,
+            "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)"
+        )
         let compositor = try await Compositor.sway()
         let daemon = try await Daemon(compositor: compositor, external: true, extra: "[transitions]\nreveal = \"hero\"")
         let overlay = try await startOverlay(compositor, daemon)
         defer { Overlay.killTree(overlay.pid) }
         #expect(await overlay.waitFor("on the overlay layer", within: Overlay.timeout), "\(overlay.output)")
         #expect(try await daemon.ctl("launch", "--normal", "shop").status == 0)
-        let watch = try await TestProcess(TestEnvironment.product("curtainctl"), ["watch", "1", "--frames", "--json", "short"],
-                                          environment: ["CURTAIN_SOCKET": daemon.socket])
+        let watch = try await TestProcess(
+            TestEnvironment.product("curtainctl"),
+            ["watch", "1", "--frames", "--json", "short"],
+            environment: ["CURTAIN_SOCKET": daemon.socket]
+        )
         defer { Overlay.killTree(watch.pid) }
         #expect(await overlay.waitFor("launch 1: scene ", within: Overlay.timeout), "\(overlay.output)")
         #expect(overlay.output.contains("hero.scene.json"), "GetScene names hero's scene: \(overlay.output)")
         let python = TestEnvironment.repository.appendingPathComponent(".venv/bin/python").path
-        let ready = try await TestProcess.run(python, ["-m", "varlink.cli", "call", "unix:\(daemon.socket)/io.curtain.App.Ready",
-            #"{"launch": 1, "elements": {"logo": {"x": 40, "y": 40, "width": 48, "height": 48}}}"#])
+        let ready = try await TestProcess.run(
+            python,
+            [
+                "-m", "varlink.cli", "call", "unix:\(daemon.socket)/io.curtain.App.Ready",
+                #"{"launch": 1, "elements": {"logo": {"x": 40, "y": 40, "width": 48, "height": 48}}}"#,
+            ]
+        )
         #expect(ready.status == 0, "\(ready)")
         #expect(await watch.waitFor("\"to\":\"revealing\"", within: Overlay.timeout), "\(watch.output.suffix(2000))")
         #expect(try await daemon.ctl("control", "1", "seek", "0.5").status == 0)
@@ -240,11 +353,14 @@ import Testing
         let events = shots.appendingPathComponent("held.jsonl")
         try String(held).write(to: events, atomically: true, encoding: .utf8)
         let scene = TestEnvironment.repository.appendingPathComponent("scenes/hero/hero.scene.json").path
-        let rendered = try await TestProcess.run(TestEnvironment.product("curtainctl"), [
-            "render", "--events", events.path, "--scene", scene, "--size", "\(Overlay.width)x\(Overlay.height)",
-            // No app window: sway's empty workspace (its clear colour, 0.25 grey) is below.
-            "--destination", "#404040", "--out", shots.appendingPathComponent("expected").path,
-        ])
+        let rendered = try await TestProcess.run(
+            TestEnvironment.product("curtainctl"),
+            [
+                "render", "--events", events.path, "--scene", scene, "--size", "\(Overlay.width)x\(Overlay.height)",
+                // No app window: sway's empty workspace (its clear colour, 0.25 grey) is below.
+                "--destination", "#404040", "--out", shots.appendingPathComponent("expected").path,
+            ]
+        )
         #expect(rendered.status == 0, "\(rendered)")
         let path = shots.appendingPathComponent("expected/launch1-0000.png").path
         let expected = Screen(image: try #require(Image.readPNG(path)), path: path)
@@ -253,7 +369,10 @@ import Testing
             screen = try await compositor.screenshot(shots)
             return screen!.mismatch(expected) <= 0.01
         }
-        #expect(matches, "hero mid-reveal matches curtainctl render: \(screen.map { "\($0.mismatch(expected)) differ (\($0.path) vs \(path))" } ?? "")")
+        #expect(
+            matches,
+            "hero mid-reveal matches curtainctl render: \(screen.map { "\($0.mismatch(expected)) differ (\($0.path) vs \(path))" } ?? "")"
+        )
     }
 
     /// curtaind killed mid-launch: the splash stays (no flash) while it is gone, the overlay
@@ -261,18 +380,29 @@ import Testing
     /// next launch.
     @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
     func reconnectsAfterCurtaindRestarts() async throws {
-        try #require(Overlay.missing(Self.swayTools).isEmpty, "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)")
+        try #require(
+            Overlay.missing(Self.swayTools).isEmpty,
+            "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)"
+        )
         let compositor = try await Compositor.sway()
         let daemon = try await Daemon(compositor: compositor, external: true)
         let overlay = try await startOverlay(compositor, daemon)
         defer { Overlay.killTree(overlay.pid) }
-        #expect(await overlay.waitFor("on the overlay layer", within: Overlay.timeout), "\(overlay.output)\nsway: \(compositor.process.output.suffix(3000))")
+        #expect(
+            await overlay.waitFor("on the overlay layer", within: Overlay.timeout),
+            "\(overlay.output)\nsway: \(compositor.process.output.suffix(3000))"
+        )
         let shots = TestEnvironment.temporaryDirectory("overlay-shots")
         defer { try? FileManager.default.removeItem(at: shots) }
         #expect(try await daemon.ctl("launch", "--normal", "shop").status == 0)
         var screen: Screen? = nil
-        #expect(try await Overlay.eventually { screen = try await compositor.screenshot(shots); return Self.splashFraction(screen!) > 0.95 },
-                "the splash shows: \(screen.map { Self.splashFraction($0) } ?? 0)")
+        #expect(
+            try await Overlay.eventually {
+                screen = try await compositor.screenshot(shots)
+                return Self.splashFraction(screen!) > 0.95
+            },
+            "the splash shows: \(screen.map { Self.splashFraction($0) } ?? 0)"
+        )
 
         Overlay.killTree(daemon.process.pid)
         #expect(await overlay.waitFor("curtaind: ", within: Overlay.timeout), "\(overlay.output)")
@@ -281,22 +411,39 @@ import Testing
         #expect(Self.splashFraction(screen!) > 0.95, "the splash stays while curtaind is away")
 
         try await daemon.restart()
-        #expect(await Overlay.eventually { overlay.output.components(separatedBy: "connected to curtaind at").count - 1 >= 2 },
-                "the overlay reconnects: \(overlay.output)")
+        #expect(
+            await Overlay.eventually {
+                overlay.output.components(separatedBy: "connected to curtaind at").count - 1 >= 2
+            },
+            "the overlay reconnects: \(overlay.output)"
+        )
         // The restarted daemon ended the interrupted launch: nothing covers the screen.
-        #expect(try await Overlay.eventually { screen = try await compositor.screenshot(shots); return Self.splashFraction(screen!) < 0.01 },
-                "the overlay clears for the ended launch: \(screen.map { Self.splashFraction($0) } ?? 1)")
+        #expect(
+            try await Overlay.eventually {
+                screen = try await compositor.screenshot(shots)
+                return Self.splashFraction(screen!) < 0.01
+            },
+            "the overlay clears for the ended launch: \(screen.map { Self.splashFraction($0) } ?? 1)"
+        )
         let next = try await daemon.ctl("launch", "--normal", "shop")
         #expect(next.status == 0, "\(next)")
-        #expect(try await Overlay.eventually { screen = try await compositor.screenshot(shots); return Self.splashFraction(screen!) > 0.95 },
-                "the next launch shows: \(screen.map { Self.splashFraction($0) } ?? 0)")
+        #expect(
+            try await Overlay.eventually {
+                screen = try await compositor.screenshot(shots)
+                return Self.splashFraction(screen!) > 0.95
+            },
+            "the next launch shows: \(screen.map { Self.splashFraction($0) } ?? 0)"
+        )
     }
 
     /// A scene that does not load: a clear journal line, nothing over the app (no half-drawn
     /// or stale splash), and the overlay carries on.
     @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
     func clearsWhenTheSceneDoesNotLoad() async throws {
-        try #require(Overlay.missing(Self.swayTools).isEmpty, "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)")
+        try #require(
+            Overlay.missing(Self.swayTools).isEmpty,
+            "missing \(Overlay.missing(Self.swayTools)) (make setup installs them)"
+        )
         let compositor = try await Compositor.sway()
         let daemon = try await Daemon(compositor: compositor, external: true)
         let bad = daemon.directory.appendingPathComponent("broken.scene.json")
@@ -305,7 +452,13 @@ import Testing
         defer { Overlay.killTree(overlay.pid) }
         #expect(await overlay.waitFor("on the overlay layer", within: Overlay.timeout), "\(overlay.output)")
         #expect(try await daemon.ctl("launch", "--normal", "shop").status == 0)
-        #expect(await overlay.waitFor("<3>curtain-overlay: launch 1: the scene does not load: \(bad.path)", within: Overlay.timeout), "\(overlay.output)")
+        #expect(
+            await overlay.waitFor(
+                "<3>curtain-overlay: launch 1: the scene does not load: \(bad.path)",
+                within: Overlay.timeout
+            ),
+            "\(overlay.output)"
+        )
         let shots = TestEnvironment.temporaryDirectory("overlay-shots")
         defer { try? FileManager.default.removeItem(at: shots) }
         let screen = try await compositor.screenshot(shots)
@@ -316,18 +469,29 @@ import Testing
     /// Weston has no layer-shell: a fullscreen xdg_toplevel, said in the log, shows the splash.
     @Test(.enabled(if: Overlay.available(westonTools)), .timeLimit(.minutes(2)))
     func fullscreenToplevelOnWeston() async throws {
-        try #require(Overlay.missing(Self.westonTools).isEmpty, "missing \(Overlay.missing(Self.westonTools)) (make setup installs them)")
+        try #require(
+            Overlay.missing(Self.westonTools).isEmpty,
+            "missing \(Overlay.missing(Self.westonTools)) (make setup installs them)"
+        )
         let compositor = try await Compositor.weston()
         let daemon = try await Daemon(compositor: compositor, external: true)
         let overlay = try await startOverlay(compositor, daemon)
         defer { Overlay.killTree(overlay.pid) }
-        #expect(await overlay.waitFor("falling back to a fullscreen xdg_toplevel", within: Overlay.timeout), "\(overlay.output)")
+        #expect(
+            await overlay.waitFor("falling back to a fullscreen xdg_toplevel", within: Overlay.timeout),
+            "\(overlay.output)"
+        )
         #expect(await overlay.waitFor("(fullscreen toplevel)", within: Overlay.timeout), "\(overlay.output)")
         #expect(try await daemon.ctl("launch", "--normal", "shop").status == 0)
         let shots = TestEnvironment.temporaryDirectory("overlay-shots")
         defer { try? FileManager.default.removeItem(at: shots) }
         var screen: Screen? = nil
-        #expect(try await Overlay.eventually { screen = try await compositor.screenshot(shots, weston: true); return Self.splashFraction(screen!) > 0.95 },
-                "the splash fills weston's output: \(screen.map { "\(Self.splashFraction($0)) in \($0.path)" } ?? "") \(overlay.output)")
+        #expect(
+            try await Overlay.eventually {
+                screen = try await compositor.screenshot(shots, weston: true)
+                return Self.splashFraction(screen!) > 0.95
+            },
+            "the splash fills weston's output: \(screen.map { "\(Self.splashFraction($0)) in \($0.path)" } ?? "") \(overlay.output)"
+        )
     }
 }

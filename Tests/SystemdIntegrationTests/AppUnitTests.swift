@@ -6,8 +6,11 @@ import Testing
 /// once for the suite: curtaind as installed — its sandbox, the `curtain` user — starts,
 /// watches and stops them through systemd's D-Bus API, allowed by the polkit rule generated
 /// for the configured units. Root only; in CI never skipped.
-@Suite(.serialized, .enabled(if: TestEnvironment.isRoot || TestEnvironment.inCI, "boots systemd in namespaces: needs root"),
-       InstalledUnitApps())
+@Suite(
+    .serialized,
+    .enabled(if: TestEnvironment.isRoot || TestEnvironment.inCI, "boots systemd in namespaces: needs root"),
+    InstalledUnitApps()
+)
 struct AppUnitTests {
     var systemd: ContainedSystemd { ContainedSystemd.current! }
 
@@ -78,14 +81,16 @@ struct AppUnitTests {
     static let otherUnit = "[Service]\nType=oneshot\nExecStart=/bin/true\n"
 
     static var files: [String: String] {
-        ["/etc/curtain/curtain.toml": configuration,
-         "/etc/systemd/system/curtain-test-shop@.service": shopUnit,
-         "/etc/systemd/system/curtain-test-still.service": stillUnit,
-         "/etc/systemd/system/curtain-test-crash.service": crashUnit,
-         "/etc/systemd/system/curtain-test-hang.service": hangUnit,
-         "/etc/systemd/system/curtain-test-staged.service": stagedUnit,
-         "/etc/systemd/system/curtain-test-staged-late.service": stagedUnit,
-         "/etc/systemd/system/curtain-test-other.service": otherUnit]
+        [
+            "/etc/curtain/curtain.toml": configuration,
+            "/etc/systemd/system/curtain-test-shop@.service": shopUnit,
+            "/etc/systemd/system/curtain-test-still.service": stillUnit,
+            "/etc/systemd/system/curtain-test-crash.service": crashUnit,
+            "/etc/systemd/system/curtain-test-hang.service": hangUnit,
+            "/etc/systemd/system/curtain-test-staged.service": stagedUnit,
+            "/etc/systemd/system/curtain-test-staged-late.service": stagedUnit,
+            "/etc/systemd/system/curtain-test-other.service": otherUnit,
+        ]
     }
 
     /// `curtainctl launch --normal APP --follow`, as root in the container: its output and status.
@@ -137,7 +142,9 @@ struct AppUnitTests {
         #expect(try await unit("curtain-test-hang.service")["ActiveState"] == "inactive")
     }
 
-    @Test("a unit's X_CURTAIN_STAGE on curtaind's notify socket, attributed by pid through systemd, reveals an app whose readiness it meets")
+    @Test(
+        "a unit's X_CURTAIN_STAGE on curtaind's notify socket, attributed by pid through systemd, reveals an app whose readiness it meets"
+    )
     func stageFromUnit() async throws {
         let (launch, _) = try await launch("staged")
         #expect(launch.status == 0, "not revealed: \(launch)")
@@ -167,21 +174,33 @@ struct AppUnitTests {
         let (restart, id) = try await launch("shop")
         #expect(restart.status == 0, "\(restart)")
         let shopAfter = try await unit("curtain-test-shop@home.service")
-        #expect(shopAfter["ActiveState"] == "active" && shopAfter["MainPID"] != shopBefore["MainPID"], "\(shopBefore) → \(shopAfter)")
+        #expect(
+            shopAfter["ActiveState"] == "active" && shopAfter["MainPID"] != shopBefore["MainPID"],
+            "\(shopBefore) → \(shopAfter)"
+        )
         let environ = try await systemd.run(["cat", "/proc/\(shopAfter["MainPID"] ?? "0")/environ"])
-        #expect(environ.stdout.contains("CURTAIN_LAUNCH_ID=\(id ?? -1)"), "the restarted unit has the new launch's destination")
+        #expect(
+            environ.stdout.contains("CURTAIN_LAUNCH_ID=\(id ?? -1)"),
+            "the restarted unit has the new launch's destination"
+        )
     }
 
     @Test("the polkit rule lets the curtain user manage the configured units and no other")
     func polkitRule() async throws {
-        let allowed = try await systemd.run(["runuser", "-u", "curtain", "--", "systemctl", "--no-ask-password", "restart", "curtain-test-still.service"])
+        let allowed = try await systemd.run([
+            "runuser", "-u", "curtain", "--", "systemctl", "--no-ask-password", "restart", "curtain-test-still.service",
+        ])
         #expect(allowed.status == 0, "\(allowed)")
-        let refused = try await systemd.run(["runuser", "-u", "curtain", "--", "systemctl", "--no-ask-password", "start", "curtain-test-other.service"])
+        let refused = try await systemd.run([
+            "runuser", "-u", "curtain", "--", "systemctl", "--no-ask-password", "start", "curtain-test-other.service",
+        ])
         #expect(refused.status != 0, "\(refused)")
         #expect(refused.stderr.contains("denied") || refused.stderr.contains("authentication required"), "\(refused)")
         #expect(try await unit("curtain-test-other.service")["ActiveState"] == "inactive")
         // A configured unit with a verb curtaind never uses.
-        let reload = try await systemd.run(["runuser", "-u", "curtain", "--", "systemctl", "--no-ask-password", "kill", "curtain-test-still.service"])
+        let reload = try await systemd.run([
+            "runuser", "-u", "curtain", "--", "systemctl", "--no-ask-password", "kill", "curtain-test-still.service",
+        ])
         #expect(reload.status != 0, "\(reload)")
     }
 }
@@ -192,12 +211,18 @@ struct AppUnitTests {
 struct InstalledUnitApps: SuiteTrait, TestScoping {
     var isRecursive: Bool { false }
 
-    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+    func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         try await ContainedSystemd.withInstallation(files: AppUnitTests.files) {
             let systemd = ContainedSystemd.current!
             let rule = try await systemd.run(["curtainctl", "config", "polkit-rule", "/etc/curtain/curtain.toml"])
             try rule.check("curtainctl config polkit-rule")
-            try await systemd.write(rule.stdout, to: "/etc/polkit-1/rules.d/50-curtain.rules").check("write the polkit rule")
+            try await systemd.write(rule.stdout, to: "/etc/polkit-1/rules.d/50-curtain.rules").check(
+                "write the polkit rule"
+            )
             try await function()
         }
     }

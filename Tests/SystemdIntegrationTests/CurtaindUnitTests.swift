@@ -8,8 +8,11 @@ import Testing
 /// docs/testing.md): socket activation, Type=notify readiness, reload, the watchdog, a clean
 /// stop, and what it writes to the journal. Root only; in CI never skipped (a missing root is
 /// a failure there).
-@Suite(.serialized, .enabled(if: TestEnvironment.isRoot || TestEnvironment.inCI, "boots systemd in namespaces: needs root"),
-       InstalledCurtaind())
+@Suite(
+    .serialized,
+    .enabled(if: TestEnvironment.isRoot || TestEnvironment.inCI, "boots systemd in namespaces: needs root"),
+    InstalledCurtaind()
+)
 struct CurtaindUnitTests {
     var systemd: ContainedSystemd { ContainedSystemd.current! }
 
@@ -30,12 +33,18 @@ struct CurtaindUnitTests {
 
     /// curtaind's state as systemd has it.
     func service() async throws -> [String: String] {
-        try await systemd.properties("curtaind.service", ["ActiveState", "SubState", "MainPID", "NRestarts", "StatusText", "Result", "ExecMainStatus"])
+        try await systemd.properties(
+            "curtaind.service",
+            ["ActiveState", "SubState", "MainPID", "NRestarts", "StatusText", "Result", "ExecMainStatus"]
+        )
     }
 
     /// A Varlink call from the host, through the container's root (/proc/PID/root): as root.
     func call(_ method: String, _ parameters: String = "{}") async -> String? {
-        await rawVarlinkCall("/proc/\(systemd.pid1)/root\(Self.socket)", #"{"method":"io.curtain.Launcher.\#(method)","parameters":\#(parameters)}"#)
+        await rawVarlinkCall(
+            "/proc/\(systemd.pid1)/root\(Self.socket)",
+            #"{"method":"io.curtain.Launcher.\#(method)","parameters":\#(parameters)}"#
+        )
     }
 
     /// Makes sure curtaind runs (a Ping activates it through the socket).
@@ -57,7 +66,13 @@ struct CurtaindUnitTests {
         #expect(after["ActiveState"] == "active" && after["SubState"] == "running", "\(after)")
         #expect(Int(after["MainPID"] ?? "0") ?? 0 > 0)
         #expect(after["StatusText"]?.isEmpty == false, "no STATUS= line: \(after)")
-        let ready = try await systemd.journalctl("-u", "curtaind", "-o", "cat", "MESSAGE_ID=\(LogEvent.daemonReady.messageID)")
+        let ready = try await systemd.journalctl(
+            "-u",
+            "curtaind",
+            "-o",
+            "cat",
+            "MESSAGE_ID=\(LogEvent.daemonReady.messageID)"
+        )
         #expect(ready.stdout.contains("ready"), "\(ready)")
         // The demo apps' user exists and owns the runtime directory (sysusers, tmpfiles).
         let owner = try await systemd.run(["stat", "-c", "%U %a", "/run/curtain"])
@@ -83,14 +98,15 @@ struct CurtaindUnitTests {
         // Before: the link is unmatched and goes to the fallback.
         #expect(await call("Resolve", resolve)?.contains(#""reason":"unmatched""#) == true)
 
-        let good = original + """
+        let good =
+            original + """
 
-            [[routes.deeplink]]
-            pattern = "test://reloaded"
-            app = "chat"
-            screen = "inbox"
+                [[routes.deeplink]]
+                pattern = "test://reloaded"
+                app = "chat"
+                screen = "inbox"
 
-            """
+                """
         try await systemd.write(good, to: Self.configuration).check("write the good file")
         let journal = try await systemd.followJournal("-u", "curtaind")
         defer { journal.signal(SIGTERM) }
@@ -120,7 +136,9 @@ struct CurtaindUnitTests {
         let launchID = try #require(id, "no launch id in \(launch.stdout)")
 
         let entries = try await systemd.journalctl("-u", "curtaind", "-o", "json", "CURTAIN_LAUNCH_ID=\(launchID)")
-        let fields = entries.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let fields = entries.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         let ids = Set(fields.compactMap { $0["MESSAGE_ID"] as? String })
         for event in [LogEvent.launchRequested, .appReady, .launchRevealed] {
             #expect(ids.contains(event.messageID), "no \(event) (\(event.messageID)) in \(entries.stdout)")
@@ -145,15 +163,23 @@ struct CurtaindUnitTests {
         try await activate()
         let before = try await service()
         let journal = try await systemd.followJournal("-u", "curtaind")
-        try await systemd.systemctl("kill", "--kill-whom=main", "--signal=SIGUSR2", "curtaind").check("systemctl kill -s SIGUSR2")
+        try await systemd.systemctl("kill", "--kill-whom=main", "--signal=SIGUSR2", "curtaind").check(
+            "systemctl kill -s SIGUSR2"
+        )
         // Pings stop; systemd says so after WatchdogSec, kills it (SIGABRT) and starts it again.
-        #expect(await journal.waitFor("Watchdog timeout", within: Double(Self.watchdogSeconds) + 15), "\(journal.output)")
+        #expect(
+            await journal.waitFor("Watchdog timeout", within: Double(Self.watchdogSeconds) + 15),
+            "\(journal.output)"
+        )
         #expect(await journal.waitFor("Started curtaind.service", within: 30), "\(journal.output)")
         await journal.stop()
         let after = try await service()
         #expect(after["ActiveState"] == "active", "\(after)")
         #expect(after["MainPID"] != before["MainPID"], "\(before) → \(after)")
-        #expect((Int(after["NRestarts"] ?? "0") ?? 0) == (Int(before["NRestarts"] ?? "0") ?? 0) + 1, "\(before) → \(after)")
+        #expect(
+            (Int(after["NRestarts"] ?? "0") ?? 0) == (Int(before["NRestarts"] ?? "0") ?? 0) + 1,
+            "\(before) → \(after)"
+        )
         try await activate()
     }
 
@@ -162,8 +188,17 @@ struct CurtaindUnitTests {
         try await activate()
         try await systemd.systemctl("stop", "curtaind").check("systemctl stop curtaind")
         let stopped = try await service()
-        #expect(stopped["ActiveState"] == "inactive" && stopped["Result"] == "success" && stopped["ExecMainStatus"] == "0", "\(stopped)")
-        let stopping = try await systemd.journalctl("-u", "curtaind", "-o", "cat", "MESSAGE_ID=\(LogEvent.daemonStopping.messageID)")
+        #expect(
+            stopped["ActiveState"] == "inactive" && stopped["Result"] == "success" && stopped["ExecMainStatus"] == "0",
+            "\(stopped)"
+        )
+        let stopping = try await systemd.journalctl(
+            "-u",
+            "curtaind",
+            "-o",
+            "cat",
+            "MESSAGE_ID=\(LogEvent.daemonStopping.messageID)"
+        )
         #expect(!stopping.stdout.isEmpty, "no daemonStopping entry")
         let socket = try await systemd.properties("curtaind.socket", ["ActiveState"])
         #expect(socket["ActiveState"] == "active", "\(socket)")
@@ -174,8 +209,14 @@ struct CurtaindUnitTests {
 struct InstalledCurtaind: SuiteTrait, TestScoping {
     var isRecursive: Bool { false }
 
-    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        try await ContainedSystemd.withInstallation(files: ["/etc/systemd/system/curtaind.service.d/test.conf": CurtaindUnitTests.dropIn]) {
+    func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
+        try await ContainedSystemd.withInstallation(files: [
+            "/etc/systemd/system/curtaind.service.d/test.conf": CurtaindUnitTests.dropIn
+        ]) {
             try await function()
         }
     }

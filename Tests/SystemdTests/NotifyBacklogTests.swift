@@ -1,9 +1,11 @@
+import Foundation
+import Testing
+
+@testable import Systemd
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Testing
-@testable import Systemd
 
 /// The receiver's backlog on its own: limits at their boundary, who loses what, the order of
 /// service and the numbering `flush` relies on.
@@ -20,7 +22,9 @@ import Testing
         #expect(NotifyReceiver.backlogPerSender == 64 && NotifyReceiver.backlog == 1024)
         // A flood from 16 senders at their own limit fills the whole backlog, no fewer.
         #expect(NotifyReceiver.backlog / NotifyReceiver.backlogPerSender == 16)
-        #expect(NotifyReceiver.readsPerPass(queueLength: 10) == 64 && NotifyReceiver.readsPerPass(queueLength: 512) == 2052)
+        #expect(
+            NotifyReceiver.readsPerPass(queueLength: 10) == 64 && NotifyReceiver.readsPerPass(queueLength: 512) == 2052
+        )
     }
 
     @Test func aSenderAtItsLimitLosesItsOldestStatusOnlyOnePastIt() {
@@ -40,7 +44,8 @@ import Testing
         _ = backlog.add("STATUS=b", from: 1, changesState: false)
         #expect(backlog.add("STATUS=c", from: 1, changesState: false)?.element == "STATUS=a")
         #expect(backlog.add("ERRNO=5", from: 1, changesState: true)?.element == "STATUS=b")
-        #expect(backlog.add("STATUS=d", from: 1, changesState: false)?.element == "STATUS=c")   // the latest status stays
+        // the latest status stays
+        #expect(backlog.add("STATUS=d", from: 1, changesState: false)?.element == "STATUS=c")
         #expect(backlog.add("STOPPING=1", from: 1, changesState: true)?.element == "STATUS=d")
         // Only state-changing ones queued: a STATUS-only one is the one that goes, …
         #expect(backlog.add("STATUS=e", from: 1, changesState: false)?.element == "STATUS=e")
@@ -54,11 +59,11 @@ import Testing
         var backlog = Backlog(perSender: 4, total: 6)
         for i in 0..<4 { #expect(backlog.add("a\(i)", from: 1, changesState: false) == nil) }
         #expect(backlog.add("b0", from: 2, changesState: false) == nil)
-        #expect(backlog.add("b1", from: 2, changesState: false) == nil)   // at the total: kept
+        #expect(backlog.add("b1", from: 2, changesState: false) == nil)  // at the total: kept
         #expect(backlog.count == 6)
-        let first = backlog.add("READY=1", from: 3, changesState: true)   // one past it
+        let first = backlog.add("READY=1", from: 3, changesState: true)  // one past it
         #expect(first?.sender == 1 && first?.element == "a0")
-        #expect(backlog.add("b2", from: 2, changesState: false)?.element == "a1")   // 1 has 3, 2 had 2
+        #expect(backlog.add("b2", from: 2, changesState: false)?.element == "a1")  // 1 has 3, 2 had 2
         // 1 and 2 have 2 and 3: the one with the most loses, even to its own newest.
         #expect(backlog.add("b3", from: 2, changesState: false)?.element == "b0")
         // A tie goes against the others: 1 (2 queued) sends while 2 has 2 as well.
@@ -70,10 +75,10 @@ import Testing
     /// Round-robin service; `through` says how far everything has gone, drops included.
     @Test func sendersAreServedInTurnAndThroughCoversEverythingBefore() {
         var backlog = Backlog(perSender: 2, total: 16)
-        _ = backlog.add("a1", from: 1, changesState: false)   // 1
-        _ = backlog.add("a2", from: 1, changesState: false)   // 2
-        #expect(backlog.add("a3", from: 1, changesState: false)?.element == "a1")   // 3; 1 dropped
-        _ = backlog.add("b1", from: 2, changesState: false)   // 4
+        _ = backlog.add("a1", from: 1, changesState: false)  // 1
+        _ = backlog.add("a2", from: 1, changesState: false)  // 2
+        #expect(backlog.add("a3", from: 1, changesState: false)?.element == "a1")  // 3; 1 dropped
+        _ = backlog.add("b1", from: 2, changesState: false)  // 4
         #expect(backlog.added == 4)
         let order = Self.drain(&backlog)
         #expect(order.map(\.element) == ["a2", "b1", "a3"])
@@ -93,7 +98,7 @@ import Testing
         var throttle = Throttle()
         #expect(throttle.admit(7, at: t0) == .log(suppressed: 0))
         #expect(throttle.admit(7, at: t0 + Throttle.interval - nanosecond) == .suppress)
-        #expect(throttle.admit(8, at: t0) == .log(suppressed: 0))   // another sender is not held back
+        #expect(throttle.admit(8, at: t0) == .log(suppressed: 0))  // another sender is not held back
         #expect(throttle.admit(7, at: t0 + Throttle.interval) == .log(suppressed: 1))
     }
 
@@ -120,8 +125,8 @@ import Testing
     @Test func allSendersTogetherAtMostTheGlobalLimit() {
         var throttle = Throttle()
         let limit = Throttle.linesPerInterval
-        for pid in 0..<pid_t(limit) { #expect(throttle.admit(pid, at: t0) == .log(suppressed: 0)) }   // at the limit
-        #expect(throttle.admit(pid_t(limit), at: t0) == .suppress)   // one past it
+        for pid in 0..<pid_t(limit) { #expect(throttle.admit(pid, at: t0) == .log(suppressed: 0)) }  // at the limit
+        #expect(throttle.admit(pid_t(limit), at: t0) == .suppress)  // one past it
         // The held-back one is reported in the next interval, which has room again.
         #expect(throttle.due(at: t0 + Throttle.interval) == [.init(key: pid_t(limit), suppressed: 1)])
         #expect(throttle.admit(0, at: t0 + Throttle.interval) == .log(suppressed: 0))
@@ -152,13 +157,20 @@ import Testing
         let log = CollectedLog()
         var senderLog = ThrottledSenderLog()
         for i in 0..<10_000 {
-            senderLog.warning(log.logger, "notify message from a process outside every app rejected", pid: 42, at: t0 + .milliseconds(i))
+            senderLog.warning(
+                log.logger,
+                "notify message from a process outside every app rejected",
+                pid: 42,
+                at: t0 + .milliseconds(i)
+            )
         }
         senderLog.flush(log.logger, at: t0 + .seconds(11))
         let lines = log.lines
         #expect(lines.count == 11, "\(lines)")
         #expect(lines.last?.hasPrefix("suppressed 999 messages from pid 42") == true, "\(lines)")
-        let counted = lines.compactMap { line in line.range(of: "suppressed ").map { Int(line[$0.upperBound...].prefix { $0.isNumber }) ?? 0 } }
-        #expect(lines.count - 1 + counted.reduce(0, +) == 10_000)   // the summary is no message of its own
+        let counted = lines.compactMap { line in
+            line.range(of: "suppressed ").map { Int(line[$0.upperBound...].prefix { $0.isNumber }) ?? 0 }
+        }
+        #expect(lines.count - 1 + counted.reduce(0, +) == 10_000)  // the summary is no message of its own
     }
 }

@@ -1,18 +1,21 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainTestKit
 import Foundation
 import Logging
 import Synchronization
 import Testing
+
 @testable import Systemd
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Log lines collected in memory, with a bounded wait for one to appear.
 final class CollectedLog: Sendable {
     private struct State {
         var lines: [String] = []
-        var waiters: [(id: Int, predicate: @Sendable ([String]) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
+        var waiters:
+            [(id: Int, predicate: @Sendable ([String]) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
         var nextID = 0
     }
     private let state = Mutex(State())
@@ -38,9 +41,12 @@ final class CollectedLog: Sendable {
 
     /// Whether the lines satisfy `predicate` within `seconds`.
     func wait(within seconds: Double, until predicate: @escaping @Sendable ([String]) -> Bool) async -> Bool {
-        let id = state.withLock { state in defer { state.nextID += 1 }; return state.nextID }
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
         let timeout = Task {
-            try? await Task.sleep(for: .seconds(seconds))   // ok-sleep: an upper bound, not synchronisation
+            try? await Task.sleep(for: .seconds(seconds))  // ok-sleep: an upper bound, not synchronisation
             let waiter = state.withLock { state in
                 state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0).continuation }
             }
@@ -67,7 +73,9 @@ final class CollectedLog: Sendable {
             set { metadata[key] = newValue }
         }
         func log(event: LogEvent) {
-            let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+                separator: " "
+            )
             log.append("\(event.message) [\(fields)]")
         }
     }
@@ -81,45 +89,48 @@ final class CollectedLog: Sendable {
     /// `argv[1]` processes, each sending STATUS= as fast as it can until SIGUSR1 reaches the
     /// parent (or the parent is gone or the socket closes); "flooding" once each has sent 300.
     static let floodFromMany = """
-    import os, signal, socket, sys
-    path, n, parent = os.environ["NOTIFY_SOCKET"], int(sys.argv[1]), os.getpid()
-    r, w = os.pipe()
-    children = []
-    for k in range(n):
-        pid = os.fork()
-        if pid == 0:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-            i = 0
-            try:
-                while True:
-                    s.sendto(b"STATUS=flood %d" % i, path)
-                    i += 1
-                    if i == 300:
-                        os.write(w, b"x")
-                    if i % 100 == 0 and os.getppid() != parent:
-                        break
-            except OSError:
-                pass
+        import os, signal, socket, sys
+        path, n, parent = os.environ["NOTIFY_SOCKET"], int(sys.argv[1]), os.getpid()
+        r, w = os.pipe()
+        children = []
+        for k in range(n):
+            pid = os.fork()
+            if pid == 0:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+                i = 0
+                try:
+                    while True:
+                        s.sendto(b"STATUS=flood %d" % i, path)
+                        i += 1
+                        if i == 300:
+                            os.write(w, b"x")
+                        if i % 100 == 0 and os.getppid() != parent:
+                            break
+                except OSError:
+                    pass
+                os._exit(0)
+            children.append(pid)
+        def stop(*_):
+            for c in children:
+                os.kill(c, signal.SIGTERM)
+            for c in children:
+                os.waitpid(c, 0)
+            print("stopped", flush=True)
             os._exit(0)
-        children.append(pid)
-    def stop(*_):
-        for c in children:
-            os.kill(c, signal.SIGTERM)
-        for c in children:
-            os.waitpid(c, 0)
-        print("stopped", flush=True)
-        os._exit(0)
-    signal.signal(signal.SIGUSR1, stop)
-    got = 0
-    while got < n:
-        got += len(os.read(r, n))
-    print("flooding", flush=True)
-    while True:
-        signal.pause()
-    """
+        signal.signal(signal.SIGUSR1, stop)
+        got = 0
+        while got < n:
+            got += len(os.read(r, n))
+        print("flooding", flush=True)
+        while True:
+            signal.pause()
+        """
 
     func receiver(_ log: CollectedLog) throws -> NotifyReceiver {
-        try NotifyReceiver(path: TestEnvironment.temporaryDirectory("flood").appendingPathComponent("notify").path, logger: log.logger)
+        try NotifyReceiver(
+            path: TestEnvironment.temporaryDirectory("flood").appendingPathComponent("notify").path,
+            logger: log.logger
+        )
     }
 
     /// Drops a log reports: one per "dropped" line, plus every "suppressed N messages" count.
@@ -147,14 +158,25 @@ final class CollectedLog: Sendable {
         guard TestEnvironment.isExecutable(Self.python) else { return }
         let log = CollectedLog()
         let receiver = try receiver(log)
-        defer { receiver.stop(); Self.remove(receiver) }
+        defer {
+            receiver.stop()
+            Self.remove(receiver)
+        }
         let senders = 20
-        let flooder = try await TestProcess(Self.python, ["-c", Self.floodFromMany, "\(senders)"], environment: ["NOTIFY_SOCKET": receiver.path])
+        let flooder = try await TestProcess(
+            Self.python,
+            ["-c", Self.floodFromMany, "\(senders)"],
+            environment: ["NOTIFY_SOCKET": receiver.path]
+        )
         #expect(await flooder.waitFor("flooding", within: 20), "\(flooder.output)")
         // The backlog is full: the flood has started losing datagrams.
         #expect(await log.wait(within: 20) { $0.contains { $0.hasPrefix("notify message dropped: too many waiting") } })
-        let app = try await TestProcess("/usr/bin/systemd-notify", ["--ready", "--status=app ready"], environment: ["NOTIFY_SOCKET": receiver.path])
-        #expect(await app.finish(within: 20).status == 0)   // its BARRIER=1 was answered: READY=1 was read
+        let app = try await TestProcess(
+            "/usr/bin/systemd-notify",
+            ["--ready", "--status=app ready"],
+            environment: ["NOTIFY_SOCKET": receiver.path]
+        )
+        #expect(await app.finish(within: 20).status == 0)  // its BARRIER=1 was answered: READY=1 was read
         #expect(await receiver.flush() > 0)
         #expect(!flooder.output.contains("stopped"))
         // The gate opens: the consumer takes again, the flood still running.
@@ -178,16 +200,19 @@ final class CollectedLog: Sendable {
         guard TestEnvironment.isExecutable(Self.python) else { return }
         let log = CollectedLog()
         let receiver = try receiver(log)
-        defer { receiver.stop(); Self.remove(receiver) }
+        defer {
+            receiver.stop()
+            Self.remove(receiver)
+        }
         let script = """
-        import os, socket
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        path = os.environ["NOTIFY_SOCKET"]
-        for i in range(10000):
-            s.sendto(b"STATUS=step %d" % i, path)
-        s.sendto(b"READY=1\\nX_CURTAIN_STAGE=content", path)
-        print("sent", flush=True)
-        """
+            import os, socket
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            path = os.environ["NOTIFY_SOCKET"]
+            for i in range(10000):
+                s.sendto(b"STATUS=step %d" % i, path)
+            s.sendto(b"READY=1\\nX_CURTAIN_STAGE=content", path)
+            print("sent", flush=True)
+            """
         let started = ContinuousClock.now
         let sender = try await TestProcess(Self.python, ["-c", script], environment: ["NOTIFY_SOCKET": receiver.path])
         let finished = await sender.finish(within: 30)

@@ -1,11 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainTestKit
 import Foundation
 import Testing
 import UnixSockets
+
 @testable import Systemd
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The notify socket against the real senders: systemd-notify (with its BARRIER=1 and fd),
 /// python's systemd.daemon, a burst larger than the kernel's queue, oversized datagrams.
@@ -30,8 +32,11 @@ import UnixSockets
         defer { receiver.stop() }
         // It waits until the receiver closes the fd it passed with BARRIER=1: exiting 0 at all
         // proves the barrier was answered.
-        let sender = try await TestProcess("/usr/bin/systemd-notify", ["--ready", "--status=catalogue loaded"],
-                                           environment: ["NOTIFY_SOCKET": receiver.path])
+        let sender = try await TestProcess(
+            "/usr/bin/systemd-notify",
+            ["--ready", "--status=catalogue loaded"],
+            environment: ["NOTIFY_SOCKET": receiver.path]
+        )
         let received = await messages(receiver, count: 2)
         #expect(await sender.finish(within: 20).status == 0)
         let ready = try NotifyMessage(parsing: received[0].bytes)
@@ -67,12 +72,12 @@ import UnixSockets
         defer { receiver.stop() }
         // net.unix.max_dgram_qlen is 10 here: 20 in a row only all arrive if we keep draining.
         let script = """
-        from systemd import daemon
-        for i in range(19):
-            assert daemon.notify(f"STATUS=step {i}")
-        assert daemon.notify("READY=1\\nX_CURTAIN_STAGE=content")
-        print("sent", flush=True)
-        """
+            from systemd import daemon
+            for i in range(19):
+                assert daemon.notify(f"STATUS=step {i}")
+            assert daemon.notify("READY=1\\nX_CURTAIN_STAGE=content")
+            print("sent", flush=True)
+            """
         let sender = try await TestProcess(Self.python, ["-c", script], environment: ["NOTIFY_SOCKET": receiver.path])
         let received = await messages(receiver, count: 20)
         let finished = await sender.finish(within: 20)
@@ -81,18 +86,18 @@ import UnixSockets
         #expect(try NotifyMessage(parsing: received[7].bytes).status == "step 7")
         let last = try NotifyMessage(parsing: received[19].bytes)
         #expect(last.ready && last.fields["X_CURTAIN_STAGE"] == "content")
-        #expect(Set(received.map(\.pid)) == [sender.pid])   // the kernel's word, not the sender's
+        #expect(Set(received.map(\.pid)) == [sender.pid])  // the kernel's word, not the sender's
     }
 
     @Test(.timeLimit(.minutes(1))) func oversizedDatagramsAreMarked() async throws {
         let receiver = try receiver()
         defer { receiver.stop() }
         let script = """
-        import socket, os
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        s.sendto(b"STATUS=" + b"x" * 5000, os.environ["NOTIFY_SOCKET"])
-        s.sendto(b"READY=1", os.environ["NOTIFY_SOCKET"])
-        """
+            import socket, os
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            s.sendto(b"STATUS=" + b"x" * 5000, os.environ["NOTIFY_SOCKET"])
+            s.sendto(b"READY=1", os.environ["NOTIFY_SOCKET"])
+            """
         _ = try await TestProcess.run(Self.python, ["-c", script], environment: ["NOTIFY_SOCKET": receiver.path])
         let received = await messages(receiver, count: 2)
         #expect(received[0].truncated)
@@ -103,7 +108,12 @@ import UnixSockets
 
 @Suite struct NotifyMessageTests {
     @Test func systemdsKeysTypedOthersKeptRaw() throws {
-        let m = try NotifyMessage(parsing: Array("READY=1\nSTATUS=a=b\nERRNO=2\nEXTEND_TIMEOUT_USEC=5000000\nX_CURTAIN_STAGE=skeleton\nX_CURTAIN_ELEMENTS={\"logo\":{}}\nMAINPID=7\nSTOPPING=1".utf8))
+        let m = try NotifyMessage(
+            parsing: Array(
+                "READY=1\nSTATUS=a=b\nERRNO=2\nEXTEND_TIMEOUT_USEC=5000000\nX_CURTAIN_STAGE=skeleton\nX_CURTAIN_ELEMENTS={\"logo\":{}}\nMAINPID=7\nSTOPPING=1"
+                    .utf8
+            )
+        )
         #expect(m.ready && m.stopping && m.status == "a=b" && m.errno == 2 && m.extendTimeoutMicroseconds == 5_000_000)
         #expect(m.fields == ["X_CURTAIN_STAGE": "skeleton", "X_CURTAIN_ELEMENTS": #"{"logo":{}}"#, "MAINPID": "7"])
     }
@@ -119,11 +129,21 @@ import UnixSockets
 
     @Test func malformedMessagesAreRejectedPrecisely() {
         #expect(throws: NotifyMessage.ParseError.empty) { try NotifyMessage(parsing: Array("\n\n".utf8)) }
-        #expect(throws: NotifyMessage.ParseError.notAnAssignment("READY")) { try NotifyMessage(parsing: Array("READY".utf8)) }
-        #expect(throws: NotifyMessage.ParseError.badValue(key: "READY", value: "yes")) { try NotifyMessage(parsing: Array("READY=yes".utf8)) }
-        #expect(throws: NotifyMessage.ParseError.badValue(key: "EXTEND_TIMEOUT_USEC", value: "-1")) { try NotifyMessage(parsing: Array("EXTEND_TIMEOUT_USEC=-1".utf8)) }
+        #expect(throws: NotifyMessage.ParseError.notAnAssignment("READY")) {
+            try NotifyMessage(parsing: Array("READY".utf8))
+        }
+        #expect(throws: NotifyMessage.ParseError.badValue(key: "READY", value: "yes")) {
+            try NotifyMessage(parsing: Array("READY=yes".utf8))
+        }
+        #expect(throws: NotifyMessage.ParseError.badValue(key: "EXTEND_TIMEOUT_USEC", value: "-1")) {
+            try NotifyMessage(parsing: Array("EXTEND_TIMEOUT_USEC=-1".utf8))
+        }
         #expect(throws: NotifyMessage.ParseError.notUTF8) { try NotifyMessage(parsing: [0x53, 0x3d, 0xff]) }
-        #expect(throws: NotifyMessage.ParseError.tooLong(4097)) { try NotifyMessage(parsing: [UInt8](repeating: 0x41, count: 4097)) }
-        #expect(throws: Never.self) { try NotifyMessage(parsing: Array(("STATUS=" + String(repeating: "x", count: 4089)).utf8)) }
+        #expect(throws: NotifyMessage.ParseError.tooLong(4097)) {
+            try NotifyMessage(parsing: [UInt8](repeating: 0x41, count: 4097))
+        }
+        #expect(throws: Never.self) {
+            try NotifyMessage(parsing: Array(("STATUS=" + String(repeating: "x", count: 4089)).utf8))
+        }
     }
 }

@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainConfig
 import CurtainCore
-@testable import CurtainDaemon
 import CurtainTestKit
 import Foundation
 import Testing
+
+@testable import CurtainDaemon
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The supervisor's side of a flood: every notify message from outside every app is rejected,
 /// but the log says so about once a second per sender, not once per message.
@@ -27,20 +29,33 @@ import Testing
         for i in range(10000):
             s.sendto(b"READY=1", os.environ["NOTIFY_SOCKET"])
         """.write(toFile: script, atomically: true, encoding: .utf8)
-        let configuration = try Configuration(toml: """
-            [[apps]]
-            name = "flood"
-            exec = ["/usr/bin/setsid", "-w", "\(python)", "\(script)"]
-            screens = ["home"]
-            default_screen = "home"
-            """, file: "flood.toml")
+        let configuration = try Configuration(
+            toml: """
+                [[apps]]
+                name = "flood"
+                exec = ["/usr/bin/setsid", "-w", "\(python)", "\(script)"]
+                screens = ["home"]
+                default_screen = "home"
+                """,
+            file: "flood.toml"
+        )
         let log = CollectedLog()
-        let supervisor = try ProcessSupervisor(notifySocket: directory.appendingPathComponent("notify").path, apiSocket: nil, logger: log.logger)
-        let failures = supervisor.events.compactMap { event -> String? in if case .failed(_, let reason) = event { reason } else { nil } }
+        let supervisor = try ProcessSupervisor(
+            notifySocket: directory.appendingPathComponent("notify").path,
+            apiSocket: nil,
+            logger: log.logger
+        )
+        let failures = supervisor.events.compactMap { event -> String? in
+            if case .failed(_, let reason) = event { reason } else { nil }
+        }
         let running = Task { await supervisor.run() }
         let started = ContinuousClock.now
-        await supervisor.start(LaunchID(1), Destination(app: "flood", screen: "home"), route: .normal(app: "flood"),
-                               snapshot: ConfigurationSnapshot(configuration))
+        await supervisor.start(
+            LaunchID(1),
+            Destination(app: "flood", screen: "home"),
+            route: .normal(app: "flood"),
+            snapshot: ConfigurationSnapshot(configuration)
+        )
         var reasons = failures.makeAsyncIterator()
         let reason = await reasons.next()
         #expect(reason?.contains("before it was ready") == true, "\(reason ?? "")")

@@ -1,29 +1,39 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CurtainDaemon
 import CurtainTestKit
 import Foundation
 import Testing
-import CurtainDaemon
+
 @testable import Systemd
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Against the real thing: libsystemd's sd_journal_sendv into a real systemd-journald (in a
 /// private mount namespace), and sd_notify into a notify socket.
 @Suite(.serialized) struct SystemdTests {
     static let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     static let probe = TestEnvironment.product("systemd-probe")
-    static let canIsolate = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/lib/systemd/systemd-journald")
+    static let canIsolate =
+        getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/lib/systemd/systemd-journald")
 
     /// Root is needed for the mount namespace; in CI (root) this never skips.
     func requireRoot() -> Bool {
         if Self.canIsolate { return true }
-        if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("needs root and /lib/systemd/systemd-journald") }
+        if ProcessInfo.processInfo.environment["CI"] == "true" {
+            Issue.record("needs root and /lib/systemd/systemd-journald")
+        }
         return false
     }
 
     func harness(_ mode: String) async throws -> [String: Any] {
-        let r = try await TestProcess.run("/usr/bin/unshare", ["--mount", "--propagation", "private", "/usr/bin/python3",
-                                                              Self.here.appendingPathComponent("journal_harness.py").path, Self.probe, mode])
+        let r = try await TestProcess.run(
+            "/usr/bin/unshare",
+            [
+                "--mount", "--propagation", "private", "/usr/bin/python3",
+                Self.here.appendingPathComponent("journal_harness.py").path, Self.probe, mode,
+            ]
+        )
         #expect(r.status == 0, "\(r.stderr)")
         return (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? [:]
     }
@@ -36,8 +46,8 @@ import CurtainDaemon
         #expect(entry["SYSLOG_IDENTIFIER"] as? String == "curtain-probe")
         #expect(entry["MESSAGE_ID"] as? String == LogEvent.launchRevealed.messageID)
         #expect(entry["CURTAIN_LAUNCH_ID"] as? String == "42")
-        #expect(entry["CURTAIN_APP"] as? String == "shop")          // from the logger's metadata
-        #expect(entry["CURTAIN_ROUTE"] as? String == "deeplink")    // "curtain.route" → CURTAIN_ROUTE
+        #expect(entry["CURTAIN_APP"] as? String == "shop")  // from the logger's metadata
+        #expect(entry["CURTAIN_ROUTE"] as? String == "deeplink")  // "curtain.route" → CURTAIN_ROUTE
         #expect((entry["CODE_FILE"] as? String)?.hasSuffix("main.swift") == true)
         #expect(entry["CODE_FUNC"] != nil && entry["CODE_LINE"] != nil)
         #expect(entry["_TRUSTED"] == nil && entry["TRUSTED"] == nil)  // '_' keys are never sent
@@ -48,7 +58,10 @@ import CurtainDaemon
         guard requireRoot() else { return }
         let result = try await harness("fallback")
         #expect(result["status"] as? Int == 0)
-        #expect(result["stderr"] as? String == "<5>curtain-probe: launch revealed _trusted=dropped curtain.route=deeplink curtain_app=shop curtain_launch_id=42 message_id=cf795f9b50234629b2eaf0f5674a598f\n")
+        #expect(
+            result["stderr"] as? String
+                == "<5>curtain-probe: launch revealed _trusted=dropped curtain.route=deeplink curtain_app=shop curtain_launch_id=42 message_id=cf795f9b50234629b2eaf0f5674a598f\n"
+        )
     }
 
     @Test func fieldNames() {
@@ -63,7 +76,12 @@ import CurtainDaemon
     /// sd_notify through libsystemd into a datagram socket, as the service manager sees it.
     @Test func notifierSendsEachState() async throws {
         let notify = NotifyListener(directory: TestEnvironment.temporaryDirectory("notify"))
-        let probe = try await TestProcess(Self.probe, ["notify"], environment: ["NOTIFY_SOCKET": notify.path], inherit: false)
+        let probe = try await TestProcess(
+            Self.probe,
+            ["notify"],
+            environment: ["NOTIFY_SOCKET": notify.path],
+            inherit: false
+        )
         var messages: [String] = []
         while messages.count < 5, let message = await notify.next(timeout: 10) { messages.append(message) }
         let finished = await probe.finish(within: 10)
@@ -86,6 +104,7 @@ import CurtainDaemon
         }
         #expect(try await interval(["WATCHDOG_USEC": "3000000"]) == "1.5 seconds\n")
         #expect(try await interval([:]) == "off\n")
-        #expect(try await interval(["WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "1"]) == "off\n")   // meant for another process
+        // meant for another process
+        #expect(try await interval(["WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "1"]) == "off\n")
     }
 }

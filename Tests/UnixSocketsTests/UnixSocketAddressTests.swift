@@ -1,8 +1,9 @@
+import Testing
+import UnixSockets
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
-import UnixSockets
 
 /// The one place a `sockaddr_un` is built: the 108-byte `sun_path` limit at its boundary, on
 /// real sockets.
@@ -32,7 +33,10 @@ import UnixSockets
         let longest = Self.path(in: directory, length: 107)
         let address = try UnixSocketAddress(longest)
         let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(server); unlink(longest) }
+        defer {
+            close(server)
+            unlink(longest)
+        }
         #expect(address.bind(server) == 0, "bind: errno \(errno)")
         #expect(listen(server, 1) == 0)
         #expect(UnixSocketAddress.bound(to: server)?.path == longest)

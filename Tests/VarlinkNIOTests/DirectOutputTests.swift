@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Varlink
+
 @testable import VarlinkNIO
 
 /// A streaming call that takes its connection's socket (`DirectWriter.takeOver`): the replies
@@ -9,14 +10,14 @@ import Varlink
 /// message between two others.
 @Suite struct DirectOutputTests {
     static let interface = """
-    interface org.example.direct
+        interface org.example.direct
 
-    # Replies n = 0, 1, 2, … some through Reply, some straight to the socket.
-    method Mixed() -> (n: int)
-    # Fills the socket, then writes events and frames (replaceable) while the peer does not read.
-    method Stalled() -> (n: int, frame: bool)
-    method Ping() -> ()
-    """
+        # Replies n = 0, 1, 2, … some through Reply, some straight to the socket.
+        method Mixed() -> (n: int)
+        # Fills the socket, then writes events and frames (replaceable) while the peer does not read.
+        method Stalled() -> (n: int, frame: bool)
+        method Ping() -> ()
+        """
 
     /// `stalled` is told how many replies filled the socket once the rest is written.
     static func service(stalled: AsyncStream<Int>.Continuation? = nil) throws -> VarlinkService {
@@ -24,19 +25,26 @@ import Varlink
         builder.rawMethod("Ping") { _, reply in try await reply([:], false) }
         builder.rawMethod("Mixed", options: .init(requiresMore: true)) { request, reply in
             try await reply(["n": 0], true)
-            guard let output = await request.direct?.takeOver() else { throw VarlinkError("org.example.direct.NoDirect") }
+            guard let output = await request.direct?.takeOver() else {
+                throw VarlinkError("org.example.direct.NoDirect")
+            }
             #expect(output.write(try reply.prepare(["n": 1]).message(continues: true), false))
             try await reply(["n": 2], true)
             #expect(output.write(try reply.prepare(["n": 3]).message(continues: true), true))
             try await reply(["n": 4], false)
         }
         builder.rawMethod("Stalled", options: .init(requiresMore: true)) { request, reply in
-            guard let output = await request.direct?.takeOver() else { throw VarlinkError("org.example.direct.NoDirect") }
+            guard let output = await request.direct?.takeOver() else {
+                throw VarlinkError("org.example.direct.NoDirect")
+            }
             func message(_ n: Int, frame: Bool) throws -> [UInt8] {
                 try reply.prepare(["n": .int(Int64(n)), "frame": .bool(frame)]).message(continues: true)
             }
             var n = 0
-            while output.waiting() == nil { n += 1; _ = output.write(try message(n, frame: false), false) }   // the socket is full
+            while output.waiting() == nil {
+                n += 1
+                _ = output.write(try message(n, frame: false), false)
+            }  // the socket is full
             let filled = n
             for kind in [true, true, false, true, true, true, false, true] {
                 n += 1
@@ -45,17 +53,25 @@ import Varlink
             stalled?.yield(filled)
             try await reply(["n": .int(Int64(filled)), "frame": false], false)
         }
-        return try VarlinkService(info: .init(vendor: "Curtain", product: "test", version: "1", url: "https://example.org"), interfaces: [builder])
+        return try VarlinkService(
+            info: .init(vendor: "Curtain", product: "test", version: "1", url: "https://example.org"),
+            interfaces: [builder]
+        )
     }
 
     @Test(.timeLimit(.minutes(1))) func repliesKeepTheirOrderAcrossTheTakeOverAndBack() async throws {
         try await withServer(service: try Self.service()) { path, server in
             let raw = try RawSocket(path: path)
             // Pipelined: Ping's reply must come after every reply of Mixed.
-            raw.send(#"{"method":"org.example.direct.Mixed","more":true}"# + "\0" + #"{"method":"org.example.direct.Ping"}"# + "\0")
+            raw.send(
+                #"{"method":"org.example.direct.Mixed","more":true}"# + "\0" + #"{"method":"org.example.direct.Ping"}"#
+                    + "\0"
+            )
             let received = await raw.receive(messages: 6)
-            #expect(received.messages == (0...3).map { #"{"continues":true,"parameters":{"n":\#($0)}}"# }
-                    + [#"{"parameters":{"n":4}}"#, #"{"parameters":{}}"#])
+            #expect(
+                received.messages == (0...3).map { #"{"continues":true,"parameters":{"n":\#($0)}}"# }
+                    + [#"{"parameters":{"n":4}}"#, #"{"parameters":{}}"#]
+            )
         }
     }
 
@@ -66,10 +82,14 @@ import Varlink
             let raw = try RawSocket(path: path)
             raw.send(#"{"method":"org.example.direct.Stalled","more":true}"# + "\0")
             var filled = 0
-            for await count in stalled { filled = count; break }
+            for await count in stalled {
+                filled = count
+                break
+            }
             let received = await raw.receive(messages: filled + 6)
             let parameters = received.messages.map { message in
-                ((try? JSONSerialization.jsonObject(with: Data(message.utf8)) as? [String: Any])?["parameters"] as? [String: Any]) ?? [:]
+                ((try? JSONSerialization.jsonObject(with: Data(message.utf8)) as? [String: Any])?["parameters"]
+                    as? [String: Any]) ?? [:]
             }
             #expect(parameters.last?["n"] as? Int == filled, "the final reply last: \(received.messages.suffix(3))")
             let after = parameters.dropLast().compactMap { $0["n"] as? Int }.filter { $0 > filled }

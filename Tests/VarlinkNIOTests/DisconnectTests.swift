@@ -3,6 +3,7 @@ import NIOCore
 import Synchronization
 import Testing
 import Varlink
+
 @testable import VarlinkNIO
 
 /// A handler that cuts off a peer which stopped reading (`Request.disconnect`, as curtaind does
@@ -10,20 +11,24 @@ import Varlink
 /// again learns why it was cut off; one that never reads is closed after the linger time.
 @Suite struct DisconnectTests {
     static let interface = """
-    interface org.example.stall
+        interface org.example.stall
 
-    # Replies until the peer's output is full, then disconnects it with TooSlow.
-    method Stall() -> (data: string)
-    error TooSlow (replies: int)
-    """
+        # Replies until the peer's output is full, then disconnects it with TooSlow.
+        method Stall() -> (data: string)
+        error TooSlow (replies: int)
+        """
 
     /// The service, and a stream that yields how many replies were written before the cut.
     static func service() throws -> (VarlinkService, AsyncStream<Int>) {
         let (cut, signal) = AsyncStream.makeStream(of: Int.self)
         var builder = InterfaceBuilder(interface)
         builder.rawMethod("Stall", options: .init(requiresMore: true)) { request, reply in
-            guard let output = await request.direct?.takeOver() else { throw VarlinkError("org.example.stall.NoDirect") }
-            let message = try reply.prepare(["data": .string(String(repeating: "x", count: 8192))]).message(continues: true)
+            guard let output = await request.direct?.takeOver() else {
+                throw VarlinkError("org.example.stall.NoDirect")
+            }
+            let message = try reply.prepare(["data": .string(String(repeating: "x", count: 8192))]).message(
+                continues: true
+            )
             // Straight to the socket: write until a message waits for the peer (the socket is
             // full) — the state a stalled observer is cut off in.
             var written = 0
@@ -32,7 +37,10 @@ import Varlink
             signal.yield(written)
             signal.finish()
         }
-        let service = try VarlinkService(info: .init(vendor: "Curtain", product: "test", version: "1", url: "https://example.org"), interfaces: [builder])
+        let service = try VarlinkService(
+            info: .init(vendor: "Curtain", product: "test", version: "1", url: "https://example.org"),
+            interfaces: [builder]
+        )
         return (service, cut)
     }
 
@@ -46,12 +54,14 @@ import Varlink
             let raw = try RawSocket(path: path)
             raw.send(#"{"method":"org.example.stall.Stall","more":true}"# + "\0")
             var written = -1
-            for await count in cut { written = count }   // cut off while the peer read nothing
+            for await count in cut { written = count }  // cut off while the peer read nothing
             #expect(written > 0)
             let received = await raw.receive(timeout: 10)
             #expect(received.closed)
             #expect(received.messages.count == written + 1)
-            #expect(received.messages.last == #"{"error":"org.example.stall.TooSlow","parameters":{"replies":\#(written)}}"#)
+            #expect(
+                received.messages.last == #"{"error":"org.example.stall.TooSlow","parameters":{"replies":\#(written)}}"#
+            )
             #expect(await waitUntil { server.connectionCount == 0 })
         }
     }

@@ -3,6 +3,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 import Varlink
+
 @testable import VarlinkNIO
 
 /// The framing handler examines each byte once, and unterminated messages are bounded across
@@ -16,7 +17,11 @@ import Varlink
         let channel = EmbeddedChannel(handler: handler)
         defer { _ = try? channel.finish() }
         let skeleton = #"{"method":"org.example.test.Echo","parameters":{"text":""}}"#
-        let message = Array((#"{"method":"org.example.test.Echo","parameters":{"text":""# + String(repeating: "x", count: size - skeleton.utf8.count) + #""}}"#).utf8) + [0]
+        let message =
+            Array(
+                (#"{"method":"org.example.test.Echo","parameters":{"text":""#
+                    + String(repeating: "x", count: size - skeleton.utf8.count) + #""}}"#).utf8
+            ) + [0]
         var offset = 0
         while offset < message.count {
             let end = min(offset + 4096, message.count)
@@ -26,7 +31,10 @@ import Varlink
         let out = try channel.readInbound(as: ByteBuffer.self)
         #expect(out?.readableBytes == size)
         #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
-        #expect(handler.examinedBytes <= message.count, "examined \(handler.examinedBytes) bytes for a \(message.count)-byte message")
+        #expect(
+            handler.examinedBytes <= message.count,
+            "examined \(handler.examinedBytes) bytes for a \(message.count)-byte message"
+        )
     }
 
     /// Pipelined messages split across reads are still framed exactly, NULs at read edges too.
@@ -53,14 +61,18 @@ import Varlink
     /// message completes, and given back when the connection closes mid-message.
     @Test func theBudgetIsChargedAndGivenBack() throws {
         let budget = MessageBudget(limit: 100)
-        let first = EmbeddedChannel(handler: VarlinkFramingHandler(maximumMessageSize: 1000, messageTimeout: nil, budget: budget))
-        let second = EmbeddedChannel(handler: VarlinkFramingHandler(maximumMessageSize: 1000, messageTimeout: nil, budget: budget))
+        let first = EmbeddedChannel(
+            handler: VarlinkFramingHandler(maximumMessageSize: 1000, messageTimeout: nil, budget: budget)
+        )
+        let second = EmbeddedChannel(
+            handler: VarlinkFramingHandler(maximumMessageSize: 1000, messageTimeout: nil, budget: budget)
+        )
         try first.writeInbound(ByteBuffer(bytes: [UInt8](repeating: 0x61, count: 60)))
         #expect(budget.held == 60)
         try second.writeInbound(ByteBuffer(bytes: [UInt8](repeating: 0x61, count: 40)))
-        #expect(budget.held == 100)   // at the limit: accepted
+        #expect(budget.held == 100)  // at the limit: accepted
         try first.writeInbound(ByteBuffer(bytes: [0]))
-        #expect(budget.held == 40)    // completed: given back
+        #expect(budget.held == 40)  // completed: given back
         #expect(try first.readInbound(as: ByteBuffer.self)?.readableBytes == 60)
         // One byte past the limit: refused, and what the connection held is given back.
         try first.writeInbound(ByteBuffer(bytes: [UInt8](repeating: 0x61, count: 60)))
@@ -86,7 +98,8 @@ import Varlink
         try await withServer(configuration) { path, server in
             func echo(size: Int) -> String {
                 let skeleton = #"{"method":"org.example.test.Echo","parameters":{"text":""}}"#
-                return #"{"method":"org.example.test.Echo","parameters":{"text":""# + String(repeating: "x", count: size - skeleton.utf8.count) + #""}}"#
+                return #"{"method":"org.example.test.Echo","parameters":{"text":""#
+                    + String(repeating: "x", count: size - skeleton.utf8.count) + #""}}"#
             }
             // 100 000 + 200 000 bytes, unterminated: exactly the budget.
             var a: RawSocket? = try RawSocket(path: path)
@@ -100,7 +113,11 @@ import Varlink
             c.send("{")
             let refused = await c.receive()
             #expect(refused.closed)
-            #expect(refused.messages == [#"{"error":"io.curtain.varlink.ProtocolError","parameters":{"reason":"unterminated messages of all connections would exceed 300000 bytes"}}"#])
+            #expect(
+                refused.messages == [
+                    #"{"error":"io.curtain.varlink.ProtocolError","parameters":{"reason":"unterminated messages of all connections would exceed 300000 bytes"}}"#
+                ]
+            )
             #expect(server.bufferedMessageBytes == 300_000)
 
             // A healthy client is served (a whole message in one read holds nothing).
@@ -115,7 +132,7 @@ import Varlink
             b = nil
             a = nil
             #expect(await waitUntil { server.bufferedMessageBytes == 0 }, "held \(server.bufferedMessageBytes)")
-            #expect(await waitUntil { server.connectionCount == 1 })   // the healthy one
+            #expect(await waitUntil { server.connectionCount == 1 })  // the healthy one
         }
     }
 }
@@ -126,7 +143,7 @@ func waitUntil(within seconds: Double = 10, _ condition: () -> Bool) async -> Bo
     let deadline = ContinuousClock.now + .seconds(seconds)
     while !condition() {
         if ContinuousClock.now > deadline { return false }
-        try? await Task.sleep(for: .milliseconds(1))   // ok-sleep: the poll interval of a bounded wait
+        try? await Task.sleep(for: .milliseconds(1))  // ok-sleep: the poll interval of a bounded wait
     }
     return true
 }

@@ -1,9 +1,10 @@
 import CurtainTestKit
+import Foundation
+import UnixSockets
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import UnixSockets
 
 /// A blocking Unix-socket client for tests that must send bytes no well-behaved client would:
 /// partial messages, oversized ones. Every read waits with a bounded timeout.
@@ -12,7 +13,11 @@ final class RawSocket: @unchecked Sendable {
 
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        if try UnixSocketAddress(path).connect(fd) != 0 { let code = errno; close(fd); throw POSIXError(POSIXErrorCode(rawValue: code)!) }
+        if try UnixSocketAddress(path).connect(fd) != 0 {
+            let code = errno
+            close(fd)
+            throw POSIXError(POSIXErrorCode(rawValue: code)!)
+        }
     }
 
     deinit { close(fd) }
@@ -56,7 +61,9 @@ final class RawSocket: @unchecked Sendable {
 
 /// A fresh socket path in a private temporary directory.
 func temporarySocketPath(_ name: String = "test.sock") -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("varlink-\(getpid())-\(UUID().uuidString.prefix(8))")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "varlink-\(getpid())-\(UUID().uuidString.prefix(8))"
+    )
     try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return directory.appendingPathComponent(name).path
 }

@@ -1,11 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import UnixSockets
 import Varlink
+
 @testable import VarlinkNIO
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite struct TransportTests {
     @Test func callAndStreamOverTheSocket() async throws {
@@ -13,7 +15,9 @@ import Varlink
             try await VarlinkConnection.withConnection(to: path) { connection in
                 #expect(try await connection.call("org.example.test.Echo", ["text": "hello"]) == ["text": "hello"])
                 var seen: [JSONValue] = []
-                for try await reply in connection.callMore("org.example.test.Count", ["n": 3]) { seen.append(reply["i"]!) }
+                for try await reply in connection.callMore("org.example.test.Count", ["n": 3]) {
+                    seen.append(reply["i"]!)
+                }
                 #expect(seen == [1, 2, 3])
                 let info = try await connection.call("org.varlink.service.GetInfo")
                 #expect(info["interfaces"] == ["org.example.test", "org.varlink.service"])
@@ -30,16 +34,20 @@ import Varlink
             try await VarlinkConnection.withConnection(to: path) { connection in
                 try await withThrowingTaskGroup(of: (Int, [String: JSONValue]).self) { group in
                     for i in 0..<200 {
-                        group.addTask { (i, try await connection.call("org.example.test.Echo", ["text": .string("\(i)")])) }
+                        group.addTask {
+                            (i, try await connection.call("org.example.test.Echo", ["text": .string("\(i)")]))
+                        }
                     }
                     for try await (i, reply) in group { #expect(reply == ["text": .string("\(i)")]) }
                 }
             }
             // And on the wire: three calls in one write, three replies in that order.
             let raw = try RawSocket(path: path)
-            raw.send(#"{"method":"org.example.test.Echo","parameters":{"text":"a"}}"# + "\0" +
-                     #"{"method":"org.example.test.Echo","parameters":{"text":"b"},"oneway":true}"# + "\0" +
-                     #"{"method":"org.example.test.Echo","parameters":{"text":"c"}}"# + "\0")
+            raw.send(
+                #"{"method":"org.example.test.Echo","parameters":{"text":"a"}}"# + "\0"
+                    + #"{"method":"org.example.test.Echo","parameters":{"text":"b"},"oneway":true}"# + "\0"
+                    + #"{"method":"org.example.test.Echo","parameters":{"text":"c"}}"# + "\0"
+            )
             let received = await raw.receive(messages: 2)
             #expect(received.messages == [#"{"parameters":{"text":"a"}}"#, #"{"parameters":{"text":"c"}}"#])
         }
@@ -72,7 +80,11 @@ import Varlink
             big.send(message(size: 201) + "\0")
             let refused = await big.receive()
             #expect(refused.closed)
-            #expect(refused.messages == [#"{"error":"io.curtain.varlink.ProtocolError","parameters":{"reason":"message larger than 200 bytes"}}"#])
+            #expect(
+                refused.messages == [
+                    #"{"error":"io.curtain.varlink.ProtocolError","parameters":{"reason":"message larger than 200 bytes"}}"#
+                ]
+            )
 
             // The other client is unaffected.
             ok.send(message(size: 100) + "\0")
@@ -88,7 +100,11 @@ import Varlink
             slow.send(#"{"method":"org.example.te"#)
             let result = await slow.receive(timeout: 10)
             #expect(result.closed)
-            #expect(result.messages == [#"{"error":"io.curtain.varlink.ProtocolError","parameters":{"reason":"message incomplete after 200 ms"}}"#])
+            #expect(
+                result.messages == [
+                    #"{"error":"io.curtain.varlink.ProtocolError","parameters":{"reason":"message incomplete after 200 ms"}}"#
+                ]
+            )
         }
     }
 
@@ -98,7 +114,8 @@ import Varlink
         configuration.maximumConnectionsPerUID = 2
         try await withServer(configuration) { path, server in
             // Per uid: the third connection from this uid is closed at once.
-            let first = try RawSocket(path: path), second = try RawSocket(path: path)
+            let first = try RawSocket(path: path)
+            let second = try RawSocket(path: path)
             first.send(#"{"method":"org.example.test.Echo","parameters":{"text":"1"}}"# + "\0")
             second.send(#"{"method":"org.example.test.Echo","parameters":{"text":"2"}}"# + "\0")
             #expect(await first.receive(messages: 1).messages.count == 1)
@@ -118,7 +135,8 @@ import Varlink
         var configuration = VarlinkServer.Configuration()
         configuration.maximumConnections = 2
         try await withServer(configuration) { path, server in
-            let first = try RawSocket(path: path), second = try RawSocket(path: path)
+            let first = try RawSocket(path: path)
+            let second = try RawSocket(path: path)
             for (i, socket) in [first, second].enumerated() {
                 socket.send(#"{"method":"org.example.test.Echo","parameters":{"text":"\#(i)"}}"# + "\0")
                 #expect(await socket.receive(messages: 1).messages.count == 1)
@@ -137,7 +155,7 @@ import Varlink
         var configuration = VarlinkServer.Configuration()
         configuration.outputBufferLimit = 64 * 1024
         try await withServer(configuration) { path, _ in
-            let total = 2_000   // 20 MiB if nothing held the server back
+            let total = 2_000  // 20 MiB if nothing held the server back
             let raw = try RawSocket(path: path)
             raw.send(#"{"method":"org.example.test.Flood","parameters":{"n":\#(total)},"more":true}"# + "\0")
             // Give the server time to do what must not happen (send it all); there is no event
@@ -164,17 +182,17 @@ import Varlink
             #expect(first.count == 1 && first[0].contains(#""tick":1"#), "\(first)")
             shutdown(raw.fd, Int32(SHUT_RDWR))
             var ended = holdEnded.makeAsyncIterator()
-            #expect(await ended.next() != nil)   // bounded by the time limit
+            #expect(await ended.next() != nil)  // bounded by the time limit
         }
     }
 
     @Test func readGateBoundaries() {
         let gate = ReadGate()
         for i in 1..<ReadGate.high { #expect(!gate.received(), "message \(i)") }
-        #expect(gate.received())            // the 32nd unconsumed message pauses reading
-        #expect(!gate.received())           // already paused
+        #expect(gate.received())  // the 32nd unconsumed message pauses reading
+        #expect(!gate.received())  // already paused
         for _ in 0..<(ReadGate.high + 1 - ReadGate.low - 1) { #expect(!gate.consumed()) }
-        #expect(gate.consumed())            // down to 8 unconsumed: reading resumes
+        #expect(gate.consumed())  // down to 8 unconsumed: reading resumes
     }
 
     @Test func malformedMessagesGetAnErrorAndAClose() async throws {
@@ -183,7 +201,11 @@ import Varlink
             raw.send("{not json}\0")
             let result = await raw.receive()
             #expect(result.closed)
-            #expect(result.messages == [#"{"error":"io.curtain.varlink.ProtocolError","parameters":{"reason":"not valid JSON"}}"#])
+            #expect(
+                result.messages == [
+                    #"{"error":"io.curtain.varlink.ProtocolError","parameters":{"reason":"not valid JSON"}}"#
+                ]
+            )
         }
     }
 }
@@ -241,7 +263,7 @@ import Varlink
         let server = VarlinkServer(service: try makeTestService(), address: .path(longest))
         let (listening, ready) = AsyncStream.makeStream(of: Void.self)
         let task = Task {
-            defer { ready.finish() }   // a server that failed must not leave the test waiting
+            defer { ready.finish() }  // a server that failed must not leave the test waiting
             try await server.run { ready.finish() }
         }
         for await _ in listening {}

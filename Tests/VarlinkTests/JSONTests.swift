@@ -1,18 +1,24 @@
 import Foundation
 import Testing
+
 @testable import Varlink
 
 @Suite struct JSONParserTests {
     func parse(_ text: String) throws -> JSONValue { try JSONParser.parse(Array(text.utf8)) }
     func error(_ text: String) -> String? {
-        do { _ = try JSONParser.parse(Array(text.utf8)); return nil } catch { return error.description }
+        do {
+            _ = try JSONParser.parse(Array(text.utf8))
+            return nil
+        } catch { return error.description }
     }
 
     @Test func values() throws {
-        #expect(try parse(#" {"a": [1, -2.5e1, true, false, null, "x"], "b": {}} "#)
-                == ["a": [1, -25.0, true, false, nil, "x"], "b": [:]])
+        #expect(
+            try parse(#" {"a": [1, -2.5e1, true, false, null, "x"], "b": {}} "#)
+                == ["a": [1, -25.0, true, false, nil, "x"], "b": [:]]
+        )
         #expect(try parse("9223372036854775807") == .int(Int64.max))
-        #expect(try parse("9223372036854775808") == .float(9223372036854775808))   // beyond Int64: a float
+        #expect(try parse("9223372036854775808") == .float(9_223_372_036_854_775_808))  // beyond Int64: a float
         #expect(try parse("1.0") == .float(1))
         #expect(try parse("-0") == .int(0))
     }
@@ -34,11 +40,13 @@ import Testing
         #expect(error(#""\x""#) == "JSON syntax error at byte 3: invalid escape")
         #expect(error("nul") == "JSON syntax error at byte 0: unexpected end of input")
         #expect(error("1e999") == "JSON syntax error at byte 0: number out of range")
-        #expect(throws: JSONParser.SyntaxError.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }   // invalid UTF-8
+        #expect(throws: JSONParser.SyntaxError.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }  // invalid UTF-8
     }
 
     @Test func depthLimitIsExact() {
-        let ok = String(repeating: "[", count: JSONParser.maximumDepth) + String(repeating: "]", count: JSONParser.maximumDepth)
+        let ok =
+            String(repeating: "[", count: JSONParser.maximumDepth)
+            + String(repeating: "]", count: JSONParser.maximumDepth)
         #expect(error(ok) == nil)
         #expect(error("[" + ok + "]")?.hasSuffix("nested deeper than 128 levels") == true)
     }

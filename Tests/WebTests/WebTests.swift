@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainTestKit
 import CurtainWeb
 import Foundation
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The stream's queue: a stalled browser gets the newest frame, and is dropped (not buffered
 /// without end) when its pending events pass the limit.
@@ -14,7 +15,7 @@ import Testing
         #expect(q.offer(frame: Array(repeating: 1, count: 10), launch: 1) == .queued)
         #expect(q.offer(frame: Array(repeating: 2, count: 10), launch: 1) == .coalesced)
         #expect(q.offer(event: Array(repeating: 3, count: 10)) == .queued)
-        #expect(q.offer(frame: Array(repeating: 4, count: 10), launch: 1) == .queued)   // after the event: kept apart
+        #expect(q.offer(frame: Array(repeating: 4, count: 10), launch: 1) == .queued)  // after the event: kept apart
         #expect(q.offer(frame: Array(repeating: 5, count: 10), launch: 1) == .coalesced)
         #expect(q.count == 3 && q.pendingBytes == 30)
         #expect(q.take() == Array(repeating: 2, count: 10))
@@ -26,12 +27,13 @@ import Testing
     @Test func theLimitIsPendingBytes() {
         var q = StreamQueue(limit: 100)
         #expect(q.offer(event: Array(repeating: 0, count: 60)) == .queued)
-        #expect(q.offer(event: Array(repeating: 0, count: 40)) == .queued)    // at the limit
-        #expect(q.offer(event: [0]) == .overflow)                              // one past
+        #expect(q.offer(event: Array(repeating: 0, count: 40)) == .queued)  // at the limit
+        #expect(q.offer(event: [0]) == .overflow)  // one past
         #expect(q.offer(frame: [0], launch: 1) == .overflow)
         _ = q.take()
         #expect(q.offer(frame: Array(repeating: 0, count: 60), launch: 1) == .queued)
-        #expect(q.offer(frame: Array(repeating: 0, count: 61), launch: 1) == .overflow)   // a bigger frame past the limit
+        // a bigger frame past the limit
+        #expect(q.offer(frame: Array(repeating: 0, count: 61), launch: 1) == .overflow)
     }
 }
 
@@ -39,8 +41,10 @@ import Testing
 /// JavaScript unit tests (node --test), and the page in Chromium (browser_test.py).
 @Suite(.serialized) struct WebServerTests {
     static func server(_ extra: [String] = []) async throws -> (TestProcess, port: Int) {
-        let process = try await TestProcess(TestEnvironment.product("curtain-web"),
-                                            ["--socket", "/nonexistent/curtain.sock", "--listen", "127.0.0.1:0"] + extra)
+        let process = try await TestProcess(
+            TestEnvironment.product("curtain-web"),
+            ["--socket", "/nonexistent/curtain.sock", "--listen", "127.0.0.1:0"] + extra
+        )
         #expect(await process.waitFor("serving http://", within: 10), "\(process.output)")
         let port = Int(process.output.split(separator: ":").last!.filter(\.isNumber))!
         return (process, port)
@@ -56,8 +60,15 @@ import Testing
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard ok == 0 else { close(fd); return ("connect failed", -1) }
+        let ok = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard ok == 0 else {
+            close(fd)
+            return ("connect failed", -1)
+        }
         let bytes = Array(request.utf8)
         _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         var answer: [UInt8] = []
@@ -83,7 +94,9 @@ import Testing
             let pad = { (n: Int) in "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: \(String(repeating: "a", count: n))\r\n\r\n" }
             r["head at limit"] = Self.status(Self.send(port, pad(8192 - 11)).0)
             r["head one past"] = Self.status(Self.send(port, pad(8192 - 10)).0)
-            let headers = { (n: Int) in "GET / HTTP/1.1\r\nHost: x\r\n" + (1..<n).map { "X-\($0): v\r\n" }.joined() + "\r\n" }
+            let headers = { (n: Int) in
+                "GET / HTTP/1.1\r\nHost: x\r\n" + (1..<n).map { "X-\($0): v\r\n" }.joined() + "\r\n"
+            }
             r["64 headers"] = Self.status(Self.send(port, headers(64)).0)
             r["65 headers"] = Self.status(Self.send(port, headers(65)).0)
             r["a body"] = Self.status(Self.send(port, "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx").0)
@@ -96,11 +109,12 @@ import Testing
             r["stream 3"] = Self.status(Self.send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n").0)
             close(fd1)
             var admitted = 0
-            for _ in 0..<50 where admitted != 200 {   // the server sees the close asynchronously: bounded retries
+            for _ in 0..<50 where admitted != 200 {  // the server sees the close asynchronously: bounded retries
                 let (again, fd3) = Self.send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n", headOnly: true)
                 admitted = Self.status(again)
                 if fd3 >= 0 { close(fd3) }
-                if admitted != 200 { usleep(20_000) }   // ok-sleep: the poll interval of a bounded retry (50 tries); the close is seen only by the server
+                // ok-sleep: the poll interval of a bounded retry (50 tries); the close is seen only by the server
+                if admitted != 200 { usleep(20_000) }
             }
             r["stream after a close"] = admitted
             close(fd2)
@@ -116,10 +130,14 @@ import Testing
             // Contents sprites: well-formed requests only; at most WebLimits.spritePixels (2048×2048)
             // pixels: text scaled 200 times covers the whole clip, at the limit and one past.
             let sprite = { (matrix: String, clip: String, layer: Int) in
-                get("/scenes/0/text/\(layer)?width=375&height=667&variant=0&bounds=0,0,327,60&matrix=\(matrix)&clip=\(clip)")
+                get(
+                    "/scenes/0/text/\(layer)?width=375&height=667&variant=0&bounds=0,0,327,60&matrix=\(matrix)&clip=\(clip)"
+                )
             }
             r["sprite"] = sprite("1,0,0,1,24,403.5", "375,667", 1)
-            r["sprite off the clip"] = get("/scenes/0/text/1?width=375&height=667&variant=0&bounds=0,0,327,60&matrix=1,0,0,1,-900,0&clip=375,667")
+            r["sprite off the clip"] = get(
+                "/scenes/0/text/1?width=375&height=667&variant=0&bounds=0,0,327,60&matrix=1,0,0,1,-900,0&clip=375,667"
+            )
             r["sprite no such layer"] = sprite("1,0,0,1,24,403.5", "375,667", 2)
             r["sprite bad matrix"] = sprite("1,0,0,nan,24,403.5", "375,667", 1)
             r["sprite at the pixel limit"] = sprite("200,0,0,200,-24800,-1000", "2048,2048", 1)
@@ -127,7 +145,9 @@ import Testing
             // Image sprites (yula's logo.svg: image layers 0, 1, 2): the same rules and limit; the
             // logo scaled 30 times covers the whole clip.
             let image = { (matrix: String, clip: String, layer: Int) in
-                get("/scenes/0/image/\(layer)?width=375&height=667&variant=0&bounds=0,0,88,88&matrix=\(matrix)&clip=\(clip)")
+                get(
+                    "/scenes/0/image/\(layer)?width=375&height=667&variant=0&bounds=0,0,88,88&matrix=\(matrix)&clip=\(clip)"
+                )
             }
             r["image"] = image("1,0,0,1,143.5,289.5", "375,667", 2)
             r["image off the clip"] = image("1,0,0,1,-900,0", "375,667", 2)
@@ -137,15 +157,20 @@ import Testing
             r["image one past"] = image("30,0,0,30,-100,-100", "2049,2048", 2)
             return r
         }
-        #expect(answers == [
-            "head at limit": 200, "head one past": 431, "64 headers": 200, "65 headers": 431, "a body": 413, "POST": 405,
-            "stream 1": 200, "stream 2": 200, "stream 3": 503, "stream after a close": 200,
-            "asset": 200, "scene json": 200, "not an asset": 404, "dot dot": 400, "encoded dot dot": 400, "encoded slash": 400, "replays off": 404,
-            "sprite": 200, "sprite off the clip": 204, "sprite no such layer": 404, "sprite bad matrix": 400,
-            "sprite at the pixel limit": 200, "sprite one past": 413,
-            "image": 200, "image off the clip": 204, "image no such layer": 404, "image bad matrix": 400,
-            "image at the pixel limit": 200, "image one past": 413,
-        ], "\(web.output)")
+        #expect(
+            answers == [
+                "head at limit": 200, "head one past": 431, "64 headers": 200, "65 headers": 431, "a body": 413,
+                "POST": 405,
+                "stream 1": 200, "stream 2": 200, "stream 3": 503, "stream after a close": 200,
+                "asset": 200, "scene json": 200, "not an asset": 404, "dot dot": 400, "encoded dot dot": 400,
+                "encoded slash": 400, "replays off": 404,
+                "sprite": 200, "sprite off the clip": 204, "sprite no such layer": 404, "sprite bad matrix": 400,
+                "sprite at the pixel limit": 200, "sprite one past": 413,
+                "image": 200, "image off the clip": 204, "image no such layer": 404, "image bad matrix": 400,
+                "image at the pixel limit": 200, "image one past": 413,
+            ],
+            "\(web.output)"
+        )
     }
 
     /// A client that sends part of a head and then nothing (slowloris) is closed once
@@ -155,10 +180,16 @@ import Testing
         let limit = 0.5
         let (web, port) = try await Self.server(["--head-timeout", String(limit)])
         defer { web.signal(SIGKILL) }
-        let (stream, streamFD) = await offload { Self.send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n", headOnly: true) }
+        let (stream, streamFD) = await offload {
+            Self.send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n", headOnly: true)
+        }
         defer { if streamFD >= 0 { close(streamFD) } }
         let (closedAfter, answer) = await offload { () -> (Double?, Int) in
-            func now() -> Double { var t = timespec(); clock_gettime(CLOCK_MONOTONIC, &t); return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9 }
+            func now() -> Double {
+                var t = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &t)
+                return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+            }
             let start = now()
             // Part of a head, then silence: recv waits (at most 5 s, SO_RCVTIMEO) for the close.
             let (partial, fd) = Self.send(port, "GET / HTTP/1.1\r\nHost: x\r\n", headOnly: true)
@@ -186,7 +217,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let scene = TestEnvironment.repository.appendingPathComponent("scenes/yula/yula.scene.json")
         try FileManager.default.copyItem(at: scene, to: directory.appendingPathComponent("s.scene.json"))
-        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("logo.svg").path, withDestinationPath: "/etc/hostname")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.appendingPathComponent("logo.svg").path,
+            withDestinationPath: "/etc/hostname"
+        )
         let (web, port) = try await Self.server(["--scene", directory.appendingPathComponent("s.scene.json").path])
         defer { web.signal(SIGKILL) }
         let answer = await offload { Self.send(port, "GET /scenes/0/assets/logo.svg HTTP/1.1\r\nHost: x\r\n\r\n").0 }
@@ -194,7 +228,10 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func theMappingsUnitTests() async throws {
-        let r = try await TestProcess.run("/usr/bin/node", ["--test", TestEnvironment.repository.appendingPathComponent("Tests/WebTests/js").path])
+        let r = try await TestProcess.run(
+            "/usr/bin/node",
+            ["--test", TestEnvironment.repository.appendingPathComponent("Tests/WebTests/js").path]
+        )
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
     }
 
@@ -232,6 +269,10 @@ import Testing
         let bin = URL(fileURLWithPath: TestEnvironment.product("curtain-web")).deletingLastPathComponent().path
         let python = TestEnvironment.repository.appendingPathComponent(".venv/bin/python").path
         let script = TestEnvironment.repository.appendingPathComponent("Tests/WebTests/browser_test.py").path
-        return try await TestProcess.run(python, [script, bin, TestEnvironment.repository.path, work.path, part], within: 150)
+        return try await TestProcess.run(
+            python,
+            [script, bin, TestEnvironment.repository.path, work.path, part],
+            within: 150
+        )
     }
 }

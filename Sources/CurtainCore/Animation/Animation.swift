@@ -36,8 +36,16 @@ public struct Animation: Sendable, Hashable {
     /// Core Animation's timing model as given. `duration` ≥ 0, `speed` > 0 and `repeatCount` ≥ 0
     /// are preconditions (the timeline compiler reports violations in documents); a `repeatCount`
     /// of 0 means one pass, as in Core Animation.
-    public init(content: Content, timing: TimingFunction = .linear, duration: Double, beginTime: Double = 0,
-                fill: FillMode = .removed, repeatCount: Double = 1, autoreverses: Bool = false, speed: Double = 1) {
+    public init(
+        content: Content,
+        timing: TimingFunction = .linear,
+        duration: Double,
+        beginTime: Double = 0,
+        fill: FillMode = .removed,
+        repeatCount: Double = 1,
+        autoreverses: Bool = false,
+        speed: Double = 1
+    ) {
         precondition(duration >= 0 && speed > 0 && repeatCount >= 0)
         self.content = content
         self.timing = timing

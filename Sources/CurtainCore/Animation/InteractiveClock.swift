@@ -24,7 +24,8 @@ public struct InteractiveClock: Sendable, Hashable {
         /// A sentence for the caller, e.g. `progress 1.5 is not within [0, 1]`.
         public var description: String {
             switch self {
-            case .ended(let phase): "the transition has already \(phase.rawValue == "finished" ? "finished" : "been cancelled")"
+            case .ended(let phase):
+                "the transition has already \(phase.rawValue == "finished" ? "finished" : "been cancelled")"
             case .progressOutOfRange(let p): "progress \(p) is not within [0, 1]"
             case .invalidCompletionSpeed(let s): "completion speed \(s) must be greater than 0"
             }
@@ -118,23 +119,38 @@ public struct InteractiveClock: Sendable, Hashable {
     ///   - curve: The easing of the remaining way.
     /// - Throws: `ClockError.invalidCompletionSpeed` unless `completionSpeed` is finite and greater
     ///   than 0; `ClockError.ended` if the transition has ended by `t`.
-    public mutating func finish(at t: Double, completionSpeed: Double = 1, curve: TimingFunction = .linear) throws(ClockError) {
+    public mutating func finish(
+        at t: Double,
+        completionSpeed: Double = 1,
+        curve: TimingFunction = .linear
+    ) throws(ClockError) {
         try complete(to: 1, at: t, completionSpeed: completionSpeed, curve: curve)
     }
 
     /// Takes the transition back to progress 0 from where it is at `t`: from progress p this takes
     /// p·D / completionSpeed seconds along `curve`; see `finish(at:completionSpeed:curve:)`.
     /// - Throws: As `finish(at:completionSpeed:curve:)` does.
-    public mutating func cancel(at t: Double, completionSpeed: Double = 1, curve: TimingFunction = .linear) throws(ClockError) {
+    public mutating func cancel(
+        at t: Double,
+        completionSpeed: Double = 1,
+        curve: TimingFunction = .linear
+    ) throws(ClockError) {
         try complete(to: 0, at: t, completionSpeed: completionSpeed, curve: curve)
     }
 
-    private mutating func complete(to target: Double, at t: Double, completionSpeed: Double, curve: TimingFunction) throws(ClockError) {
+    private mutating func complete(
+        to target: Double,
+        at t: Double,
+        completionSpeed: Double,
+        curve: TimingFunction
+    ) throws(ClockError) {
         guard completionSpeed.isFinite, completionSpeed > 0 else { throw .invalidCompletionSpeed(completionSpeed) }
         _ = try live(at: t)
         let from = progress(at: t)
         let length = abs(target - from) * duration / completionSpeed
-        state = length == 0 ? .ended(target == 1 ? .finished : .cancelled)
+        state =
+            length == 0
+            ? .ended(target == 1 ? .finished : .cancelled)
             : .completing(time: t, end: t + length, from: from, target: target, curve: curve)
     }
 
@@ -162,7 +178,9 @@ public struct InteractiveClock: Sendable, Hashable {
             if t >= end { return (target, target == 1 ? .finished : .cancelled) }
             let length = end - time
             let f = max(0, t - time) / length
-            return (from + (target - from) * curve.value(at: f, duration: length), target == 1 ? .finishing : .cancelling)
+            return (
+                from + (target - from) * curve.value(at: f, duration: length), target == 1 ? .finishing : .cancelling
+            )
         case .ended(let phase):
             return (phase == .finished ? 1 : 0, phase)
         }

@@ -105,7 +105,10 @@ public struct TimelineDocument: Codable, Sendable, Hashable {
         /// A JSON number is a `.number`, a string an `.expression` (parsed when compiled).
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let number = try? container.decode(Double.self) { self = .number(number); return }
+            if let number = try? container.decode(Double.self) {
+                self = .number(number)
+                return
+            }
             self = .expression(try container.decode(String.self))
         }
 
@@ -128,7 +131,10 @@ public struct TimelineDocument: Codable, Sendable, Hashable {
         /// An object is an `.object`; anything else a `.scalar` (a `#` string is a colour).
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let object = try? container.decode([String: Scalar].self) { self = .object(object); return }
+            if let object = try? container.decode([String: Scalar].self) {
+                self = .object(object)
+                return
+            }
             self = .scalar(try container.decode(Scalar.self))
         }
 
@@ -151,10 +157,16 @@ public struct TimelineDocument: Codable, Sendable, Hashable {
         /// - Throws: `DecodingError.dataCorrupted` for any other string.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let count = try? container.decode(Double.self) { self = .count(count); return }
+            if let count = try? container.decode(Double.self) {
+                self = .count(count)
+                return
+            }
             let text = try container.decode(String.self)
             guard text == "infinite" else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "repeatCount must be a number or \"infinite\", not \"\(text)\"")
+                throw DecodingError.dataCorruptedError(
+                    in: container,
+                    debugDescription: "repeatCount must be a number or \"infinite\", not \"\(text)\""
+                )
             }
             self = .infinite
         }

@@ -31,16 +31,24 @@ public struct CompiledTransitions: Sendable {
 
     /// Compiles `appear` and `reveal` for a screen; each gets the screen's size as
     /// `screen.width` and `screen.height` where it declares those parameters.
-    public init(appear: TimelineDocument, reveal: TimelineDocument, screenWidth: Double, screenHeight: Double,
-                modifiers: [String: Hero.ElementModifiers] = [:], splash: [String: Hero.Element] = [:]) throws(TimelineError) {
+    public init(
+        appear: TimelineDocument,
+        reveal: TimelineDocument,
+        screenWidth: Double,
+        screenHeight: Double,
+        modifiers: [String: Hero.ElementModifiers] = [:],
+        splash: [String: Hero.Element] = [:]
+    ) throws(TimelineError) {
         self.modifiers = modifiers
         self.splash = splash
         // Hero from the scene's elements: with none reported, they leave as the scene says.
         var reveal = reveal
         if reveal.name == "hero", !splash.isEmpty {
-            let configured = Dictionary(uniqueKeysWithValues: splash.map { id, element in
-                (id, Hero.Element(element.frame, modifiers: element.modifiers.over(modifiers[id] ?? .init())))
-            })
+            let configured = Dictionary(
+                uniqueKeysWithValues: splash.map { id, element in
+                    (id, Hero.Element(element.frame, modifiers: element.modifiers.over(modifiers[id] ?? .init())))
+                }
+            )
             reveal = Hero.document(from: configured, to: [String: Hero.Element]())
         }
         let screen = ["screen.width": screenWidth, "screen.height": screenHeight]
@@ -72,9 +80,14 @@ public struct CompiledTransitions: Sendable {
                 result.modifiers = element.modifiers.over(base)
                 return result
             }
-            let splash = self.splash.isEmpty ? Hero.defaultSplash(width: screenWidth, height: screenHeight).mapValues { Hero.Element($0) } : self.splash
-            document = Hero.document(from: Dictionary(uniqueKeysWithValues: splash.map { ($0.key, configured($0.key, $0.value)) }),
-                                     to: Dictionary(uniqueKeysWithValues: elements.map { ($0.key, configured($0.key, $0.value)) }))
+            let splash =
+                self.splash.isEmpty
+                ? Hero.defaultSplash(width: screenWidth, height: screenHeight).mapValues { Hero.Element($0) }
+                : self.splash
+            document = Hero.document(
+                from: Dictionary(uniqueKeysWithValues: splash.map { ($0.key, configured($0.key, $0.value)) }),
+                to: Dictionary(uniqueKeysWithValues: elements.map { ($0.key, configured($0.key, $0.value)) })
+            )
         } else {
             document = revealDocument
             for (id, element) in elements {

@@ -28,7 +28,11 @@ public enum ControlError: Error, Sendable, Hashable, CustomStringConvertible {
 
 extension Coordinator {
     /// Applies `action` to launch `id` at `t`. On an error nothing changes.
-    public mutating func control(_ id: LaunchID, _ action: ControlAction, at t: Double) throws(ControlError) -> [LaunchEffect] {
+    public mutating func control(
+        _ id: LaunchID,
+        _ action: ControlAction,
+        at t: Double
+    ) throws(ControlError) -> [LaunchEffect] {
         var copy = self
         var effects = copy.advance(to: t)
         try copy.apply(action, to: id, at: t, &effects)
@@ -37,14 +41,21 @@ extension Coordinator {
         return effects
     }
 
-    private mutating func apply(_ action: ControlAction, to id: LaunchID, at t: Double, _ effects: inout [LaunchEffect]) throws(ControlError) {
+    private mutating func apply(
+        _ action: ControlAction,
+        to id: LaunchID,
+        at t: Double,
+        _ effects: inout [LaunchEffect]
+    ) throws(ControlError) {
         if let index = queue.firstIndex(where: { $0.launch.id == id }) {
             guard action == .cancel else { throw .noTransition(id, .requested) }
             var launch = queue.remove(at: index).launch
             launch.state = .cancelled
             launch.reason = "cancelled while queued"
             launch.changedAt = t
-            effects.append(.transition(.init(launch: id, from: .requested, to: .cancelled, reason: launch.reason, time: t)))
+            effects.append(
+                .transition(.init(launch: id, from: .requested, to: .cancelled, reason: launch.reason, time: t))
+            )
             record(launch)
             return
         }
@@ -67,12 +78,18 @@ extension Coordinator {
         }
     }
 
-    private static func apply(_ action: ControlAction, to clock: inout InteractiveClock, at t: Double) throws(ControlError) {
+    private static func apply(
+        _ action: ControlAction,
+        to clock: inout InteractiveClock,
+        at t: Double
+    ) throws(ControlError) {
         do throws(InteractiveClock.ClockError) {
             switch action {
             case .seek(let progress):
                 // Interactive, as in Hero and UIKit: the transition holds still where it is put.
-                guard progress.isFinite, (0...1).contains(progress) else { throw InteractiveClock.ClockError.progressOutOfRange(progress) }
+                guard progress.isFinite, (0...1).contains(progress) else {
+                    throw InteractiveClock.ClockError.progressOutOfRange(progress)
+                }
                 try clock.pause(at: t)
                 try clock.seek(to: progress, at: t)
             case .pause: try clock.pause(at: t)

@@ -4,11 +4,27 @@ extension Coordinator {
     /// It never takes the overlay or the queue, and emits no effects. Refused (false) when
     /// `state` is not an end state or the id is already known.
     @discardableResult
-    public mutating func recordEnded(_ id: LaunchID, route: Route, destination: Destination, state: LaunchState,
-                                     reason: String, requestedAt: Double, endedAt: Double) -> Bool {
+    public mutating func recordEnded(
+        _ id: LaunchID,
+        route: Route,
+        destination: Destination,
+        state: LaunchState,
+        reason: String,
+        requestedAt: Double,
+        endedAt: Double
+    ) -> Bool {
         guard state.isEnded, launch(id) == nil else { return false }
-        record(Launch(id: id, route: route, destination: destination, state: state, reason: reason,
-                      requestedAt: requestedAt, changedAt: endedAt))
+        record(
+            Launch(
+                id: id,
+                route: route,
+                destination: destination,
+                state: state,
+                reason: reason,
+                requestedAt: requestedAt,
+                changedAt: endedAt
+            )
+        )
         return true
     }
 }

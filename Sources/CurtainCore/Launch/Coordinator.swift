@@ -72,8 +72,12 @@ public struct Coordinator: Sendable {
         return self.request(request, at: t, policy: nil, effects)
     }
 
-    private mutating func request(_ request: LaunchRequest, at t: Double, policy forced: ConcurrencyPolicy?,
-                                  _ effects: [LaunchEffect]) -> (LaunchDecision, [LaunchEffect]) {
+    private mutating func request(
+        _ request: LaunchRequest,
+        at t: Double,
+        policy forced: ConcurrencyPolicy?,
+        _ effects: [LaunchEffect]
+    ) -> (LaunchDecision, [LaunchEffect]) {
         var effects = effects
         guard let current = active else {
             start(request, at: t, takingOver: nil, &effects)
@@ -89,16 +93,34 @@ public struct Coordinator: Sendable {
             return (.busy(current.launch.id), effects)
         case .queue:
             guard queue.count < settings.maximumQueued else { return (.busy(current.launch.id), effects) }
-            let launch = Launch(id: request.id, route: request.route, destination: request.destination, state: .requested,
-                                reason: "queued behind launch \(current.launch.id)", requestedAt: t, changedAt: t, textVariant: request.textVariant)
+            let launch = Launch(
+                id: request.id,
+                route: request.route,
+                destination: request.destination,
+                state: .requested,
+                reason: "queued behind launch \(current.launch.id)",
+                requestedAt: t,
+                changedAt: t,
+                textVariant: request.textVariant
+            )
             queue.append(Queued(launch: launch, request: request))
-            effects.append(.transition(.init(launch: request.id, from: nil, to: .requested, reason: launch.reason, time: t)))
+            effects.append(
+                .transition(.init(launch: request.id, from: nil, to: .requested, reason: launch.reason, time: t))
+            )
             return (.queued(behind: current.launch.id), effects)
         case .retarget where !revealing && !mayNoLongerRetarget(current, at: t):
             // The new launch inherits the overlay as it is: same phase, same appear transition,
             // same deadline. The same app is handed over, not stopped and started again.
             let sameApp = current.launch.destination.app == request.destination.app
-            end(.cancelled, "retargeted to launch \(request.id)", at: t, releaseApp: !sameApp, hideOverlay: nil, dequeue: false, &effects)
+            end(
+                .cancelled,
+                "retargeted to launch \(request.id)",
+                at: t,
+                releaseApp: !sameApp,
+                hideOverlay: nil,
+                dequeue: false,
+                &effects
+            )
             start(request, at: t, takingOver: current, keepingApp: sameApp, &effects)
         case .retarget where !revealing:
             // The overlay has been up for the maximum hold (or fell back): retargeting again
@@ -106,7 +128,15 @@ public struct Coordinator: Sendable {
             return self.request(request, at: t, policy: .queue, effects)
         case .replace, .retarget:
             // A reveal already lifting cannot be retargeted without a flicker: start over.
-            end(.cancelled, "replaced by launch \(request.id)", at: t, releaseApp: true, hideOverlay: false, dequeue: false, &effects)
+            end(
+                .cancelled,
+                "replaced by launch \(request.id)",
+                at: t,
+                releaseApp: true,
+                hideOverlay: false,
+                dequeue: false,
+                &effects
+            )
             start(request, at: t, takingOver: nil, &effects)
         }
         effects += advance(to: t)
@@ -116,8 +146,13 @@ public struct Coordinator: Sendable {
     /// The app of launch `id` reports `stage` (READY=1 is `.ready`). Readiness that arrives
     /// before the overlay has finished appearing is remembered. `revealDuration` replaces the
     /// reveal's length when the reveal was rebuilt from what the app reported (its elements).
-    public mutating func appReady(_ id: LaunchID, stage: ReadinessStage, status: String? = nil, revealDuration: Double? = nil,
-                                  at t: Double) -> [LaunchEffect] {
+    public mutating func appReady(
+        _ id: LaunchID,
+        stage: ReadinessStage,
+        status: String? = nil,
+        revealDuration: Double? = nil,
+        at t: Double
+    ) -> [LaunchEffect] {
         var effects = advance(to: t)
         guard var current = active, current.launch.id == id else { return effects }
         if let revealDuration, current.launch.state != .revealing { current.request.revealDuration = revealDuration }
@@ -165,7 +200,9 @@ public struct Coordinator: Sendable {
         var effects = advance(to: t)
         for queued in queue {
             var launch = queued.launch
-            effects.append(.transition(.init(launch: launch.id, from: .requested, to: .cancelled, reason: reason, time: t)))
+            effects.append(
+                .transition(.init(launch: launch.id, from: .requested, to: .cancelled, reason: reason, time: t))
+            )
             launch.state = .cancelled
             launch.reason = reason
             launch.changedAt = t
@@ -202,7 +239,9 @@ public struct Coordinator: Sendable {
         guard let current = active else { return nil }
         switch current.phase {
         case .presenting(let clock):
-            let end = Self.end(of: clock, since: current.appearStart).map { (time: $0.time, due: Due.appearEnded($0.phase)) }
+            let end = Self.end(of: clock, since: current.appearStart).map {
+                (time: $0.time, due: Due.appearEnded($0.phase))
+            }
             let giveUp = current.readyAt == nil ? (time: current.giveUpAt, due: Due.giveUp) : nil
             return [end, giveUp].compactMap { $0 }.min { $0.time < $1.time }
         case .holding:
@@ -215,7 +254,10 @@ public struct Coordinator: Sendable {
         }
     }
 
-    private static func end(of clock: InteractiveClock, since start: Double) -> (time: Double, phase: InteractiveClock.Phase)? {
+    private static func end(
+        of clock: InteractiveClock,
+        since start: Double
+    ) -> (time: Double, phase: InteractiveClock.Phase)? {
         if let scheduled = clock.scheduledEnd { return scheduled }
         if let ended = clock.hasEnded(at: start) { return (start, ended) }  // zero length, or ended by a control
         return nil  // paused
@@ -225,20 +267,50 @@ public struct Coordinator: Sendable {
         let t = event.time
         switch event.due {
         case .appearEnded(.cancelled):
-            end(.cancelled, "appear transition cancelled", at: t, releaseApp: true, hideOverlay: false, dequeue: true, &effects)
+            end(
+                .cancelled,
+                "appear transition cancelled",
+                at: t,
+                releaseApp: true,
+                hideOverlay: false,
+                dequeue: true,
+                &effects
+            )
         case .appearEnded:
             move(to: .holding, .holding, "appear transition finished", at: t, &effects)
         case .reveal:
             guard let current = active else { return }
             let stage = current.launch.readiness ?? current.request.requirement
-            let reason = current.readyAt! >= current.overlaySince + settings.minimumHold
+            let reason =
+                current.readyAt! >= current.overlaySince + settings.minimumHold
                 ? "app ready (\(stage.rawValue))" : "app ready (\(stage.rawValue)), minimum hold over"
-            move(to: .revealing, .revealing(InteractiveClock(duration: current.request.revealDuration, startingAt: t)), reason, at: t, &effects)
+            move(
+                to: .revealing,
+                .revealing(InteractiveClock(duration: current.request.revealDuration, startingAt: t)),
+                reason,
+                at: t,
+                &effects
+            )
         case .revealEnded(.cancelled):
-            end(.cancelled, "reveal transition cancelled", at: t, releaseApp: true, hideOverlay: false, dequeue: true, &effects)
+            end(
+                .cancelled,
+                "reveal transition cancelled",
+                at: t,
+                releaseApp: true,
+                hideOverlay: false,
+                dequeue: true,
+                &effects
+            )
         case .revealEnded:
-            end(.revealed, "reveal transition finished", at: t, releaseApp: false, hideOverlay: active?.request.retain ?? true,
-                dequeue: true, &effects)
+            end(
+                .revealed,
+                "reveal transition finished",
+                at: t,
+                releaseApp: false,
+                hideOverlay: active?.request.retain ?? true,
+                dequeue: true,
+                &effects
+            )
         case .giveUp:
             guard let current = active else { return }
             giveUp("not ready within \(Self.seconds(settings.maximumHold)) s", at: current.giveUpAt, &effects)
@@ -249,7 +321,8 @@ public struct Coordinator: Sendable {
     private mutating func giveUp(_ cause: String, at t: Double, _ effects: inout [LaunchEffect]) {
         guard var current = active else { return }
         if settings.onTimeout == .fallback, !current.fellBack, let fallback = current.request.fallback,
-           fallback != current.launch.destination {
+            fallback != current.launch.destination
+        {
             current.fellBack = true
             current.launch.destination = fallback
             current.launch.readiness = nil
@@ -262,8 +335,17 @@ public struct Coordinator: Sendable {
             active = current
             effects.append(.releaseApp(current.launch.id))
             effects.append(.startApp(current.launch.id, fallback))
-            effects.append(.transition(.init(launch: current.launch.id, from: current.launch.state, to: current.launch.state,
-                                             reason: current.launch.reason, time: t)))
+            effects.append(
+                .transition(
+                    .init(
+                        launch: current.launch.id,
+                        from: current.launch.state,
+                        to: current.launch.state,
+                        reason: current.launch.reason,
+                        time: t
+                    )
+                )
+            )
             return
         }
         end(.failed, cause, at: t, releaseApp: true, hideOverlay: false, dequeue: true, &effects)
@@ -276,12 +358,28 @@ public struct Coordinator: Sendable {
         current.fellBack || t >= current.giveUpAt
     }
 
-    private mutating func start(_ request: LaunchRequest, at t: Double, takingOver previous: Active?, keepingApp: Bool = false,
-                                queuedAt: Double? = nil, _ effects: inout [LaunchEffect]) {
-        var launch = Launch(id: request.id, route: request.route, destination: request.destination, state: .requested,
-                            reason: "requested: \(request.route)", requestedAt: queuedAt ?? t, changedAt: t, textVariant: request.textVariant)
+    private mutating func start(
+        _ request: LaunchRequest,
+        at t: Double,
+        takingOver previous: Active?,
+        keepingApp: Bool = false,
+        queuedAt: Double? = nil,
+        _ effects: inout [LaunchEffect]
+    ) {
+        var launch = Launch(
+            id: request.id,
+            route: request.route,
+            destination: request.destination,
+            state: .requested,
+            reason: "requested: \(request.route)",
+            requestedAt: queuedAt ?? t,
+            changedAt: t,
+            textVariant: request.textVariant
+        )
         if queuedAt == nil {
-            effects.append(.transition(.init(launch: request.id, from: nil, to: .requested, reason: launch.reason, time: t)))
+            effects.append(
+                .transition(.init(launch: request.id, from: nil, to: .requested, reason: launch.reason, time: t))
+            )
         }
         let phase: Phase
         let reason: String
@@ -298,22 +396,38 @@ public struct Coordinator: Sendable {
         } else {
             effects.append(.startApp(request.id, request.destination))
         }
-        let state: LaunchState = switch phase {
-        case .presenting: .presenting
-        case .holding: .holding
-        case .revealing: .revealing
-        }
+        let state: LaunchState =
+            switch phase {
+            case .presenting: .presenting
+            case .holding: .holding
+            case .revealing: .revealing
+            }
         effects.append(.transition(.init(launch: request.id, from: .requested, to: state, reason: reason, time: t)))
         launch.state = state
         launch.reason = reason
-        active = Active(launch: launch, request: request, phase: phase,
-                        overlaySince: previous?.overlaySince ?? t, appearStart: previous?.appearStart ?? t,
-                        giveUpAt: previous?.giveUpAt ?? t + settings.maximumHold)
+        active = Active(
+            launch: launch,
+            request: request,
+            phase: phase,
+            overlaySince: previous?.overlaySince ?? t,
+            appearStart: previous?.appearStart ?? t,
+            giveUpAt: previous?.giveUpAt ?? t + settings.maximumHold
+        )
     }
 
-    private mutating func move(to state: LaunchState, _ phase: Phase, _ reason: String, at t: Double, _ effects: inout [LaunchEffect]) {
+    private mutating func move(
+        to state: LaunchState,
+        _ phase: Phase,
+        _ reason: String,
+        at t: Double,
+        _ effects: inout [LaunchEffect]
+    ) {
         guard var current = active else { return }
-        effects.append(.transition(.init(launch: current.launch.id, from: current.launch.state, to: state, reason: reason, time: t)))
+        effects.append(
+            .transition(
+                .init(launch: current.launch.id, from: current.launch.state, to: state, reason: reason, time: t)
+            )
+        )
         current.launch.state = state
         current.launch.reason = reason
         current.launch.changedAt = t
@@ -322,13 +436,24 @@ public struct Coordinator: Sendable {
     }
 
     /// Ends the current launch; the next queued one (if `dequeue`) takes the overlay.
-    private mutating func end(_ state: LaunchState, _ reason: String, at t: Double, releaseApp: Bool, hideOverlay retain: Bool?,
-                              dequeue: Bool, _ effects: inout [LaunchEffect]) {
+    private mutating func end(
+        _ state: LaunchState,
+        _ reason: String,
+        at t: Double,
+        releaseApp: Bool,
+        hideOverlay retain: Bool?,
+        dequeue: Bool,
+        _ effects: inout [LaunchEffect]
+    ) {
         guard var current = active else { return }
         // The overlay's last word comes before the final transition, which ends streams.
         if releaseApp { effects.append(.releaseApp(current.launch.id)) }
         if let retain { effects.append(.hideOverlay(current.launch.id, retain: retain)) }
-        effects.append(.transition(.init(launch: current.launch.id, from: current.launch.state, to: state, reason: reason, time: t)))
+        effects.append(
+            .transition(
+                .init(launch: current.launch.id, from: current.launch.state, to: state, reason: reason, time: t)
+            )
+        )
         current.launch.state = state
         current.launch.reason = reason
         current.launch.changedAt = t

@@ -27,9 +27,19 @@ public struct LaunchRequest: Sendable, Hashable {
     /// Which of the splash's text variants this launch shows (chosen by the daemon).
     public var textVariant: Int
 
-    public init(id: LaunchID, route: Route, destination: Destination, requirement: ReadinessStage = .ready,
-                appearDuration: Double, revealDuration: Double, fallback: Destination? = nil, fallbackRequirement: ReadinessStage = .ready,
-                policy: ConcurrencyPolicy? = nil, retain: Bool = true, textVariant: Int = 0) {
+    public init(
+        id: LaunchID,
+        route: Route,
+        destination: Destination,
+        requirement: ReadinessStage = .ready,
+        appearDuration: Double,
+        revealDuration: Double,
+        fallback: Destination? = nil,
+        fallbackRequirement: ReadinessStage = .ready,
+        policy: ConcurrencyPolicy? = nil,
+        retain: Bool = true,
+        textVariant: Int = 0
+    ) {
         self.fallbackRequirement = fallbackRequirement
         self.retain = retain
         self.textVariant = textVariant

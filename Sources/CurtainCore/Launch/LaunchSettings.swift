@@ -35,9 +35,16 @@ public struct LaunchSettings: Sendable, Hashable {
     /// Ended launches kept for `Get`/`List`.
     public var history: Int
 
-    public init(minimumHold: Double = 0.3, maximumHold: Double = 10, onTimeout: TimeoutAction = .fallback,
-                whileLoading: ConcurrencyPolicy = .retarget, whileRevealing: ConcurrencyPolicy = .queue,
-                duplicateWindow: Double = 1, maximumQueued: Int = 8, history: Int = 64) {
+    public init(
+        minimumHold: Double = 0.3,
+        maximumHold: Double = 10,
+        onTimeout: TimeoutAction = .fallback,
+        whileLoading: ConcurrencyPolicy = .retarget,
+        whileRevealing: ConcurrencyPolicy = .queue,
+        duplicateWindow: Double = 1,
+        maximumQueued: Int = 8,
+        history: Int = 64
+    ) {
         self.minimumHold = minimumHold
         self.maximumHold = maximumHold
         self.onTimeout = onTimeout

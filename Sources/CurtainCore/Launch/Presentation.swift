@@ -26,13 +26,26 @@ extension Coordinator {
         switch current.phase {
         case .presenting(let clock):
             let moving = clock.scheduledEnd != nil
-            return Presentation(launch: current.launch.id, transition: .appear,
-                                time: clock.progress(at: t) * current.request.appearDuration, isMoving: moving)
+            return Presentation(
+                launch: current.launch.id,
+                transition: .appear,
+                time: clock.progress(at: t) * current.request.appearDuration,
+                isMoving: moving
+            )
         case .holding:
-            return Presentation(launch: current.launch.id, transition: .appear, time: current.request.appearDuration, isMoving: false)
+            return Presentation(
+                launch: current.launch.id,
+                transition: .appear,
+                time: current.request.appearDuration,
+                isMoving: false
+            )
         case .revealing(let clock):
-            return Presentation(launch: current.launch.id, transition: .reveal,
-                                time: clock.progress(at: t) * current.request.revealDuration, isMoving: clock.scheduledEnd != nil)
+            return Presentation(
+                launch: current.launch.id,
+                transition: .reveal,
+                time: clock.progress(at: t) * current.request.revealDuration,
+                isMoving: clock.scheduledEnd != nil
+            )
         }
     }
 }

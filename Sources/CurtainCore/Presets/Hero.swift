@@ -50,8 +50,15 @@ public enum Hero {
         /// A timing function (`.timingFunction`), e.g. "easeOut" or "cubic-bezier(…)".
         public var timing: String?
 
-        public init(fade: Bool? = nil, scale: Double? = nil, translateX: Double? = nil, translateY: Double? = nil,
-                    delay: Double? = nil, duration: Double? = nil, timing: String? = nil) {
+        public init(
+            fade: Bool? = nil,
+            scale: Double? = nil,
+            translateX: Double? = nil,
+            translateY: Double? = nil,
+            delay: Double? = nil,
+            duration: Double? = nil,
+            timing: String? = nil
+        ) {
             self.fade = fade
             self.scale = scale
             self.translateX = translateX
@@ -63,10 +70,15 @@ public enum Hero {
 
         /// These modifiers where set, `base`'s where not (an app's report over the configuration).
         public func over(_ base: ElementModifiers) -> ElementModifiers {
-            ElementModifiers(fade: fade ?? base.fade, scale: scale ?? base.scale,
-                             translateX: translateX ?? (translateY == nil ? base.translateX : nil),
-                             translateY: translateY ?? (translateX == nil ? base.translateY : nil),
-                             delay: delay ?? base.delay, duration: duration ?? base.duration, timing: timing ?? base.timing)
+            ElementModifiers(
+                fade: fade ?? base.fade,
+                scale: scale ?? base.scale,
+                translateX: translateX ?? (translateY == nil ? base.translateX : nil),
+                translateY: translateY ?? (translateX == nil ? base.translateY : nil),
+                delay: delay ?? base.delay,
+                duration: duration ?? base.duration,
+                timing: timing ?? base.timing
+            )
         }
 
         /// Keys accepted in JSON (a scene's `heroModifiers`, an app's element report, the
@@ -76,9 +88,14 @@ public enum Hero {
         /// `{"fade": true, "scale": 0.5, "translate": {"x": 0, "y": 40}, "delay": 0.1,
         /// "duration": 0.3, "timing": "easeOut"}`, every key optional; errors name the key.
         public init(json value: JSONValue, path: String) throws(TimelineError) {
-            guard case .object(let o) = value else { throw TimelineError(path, "must be an object with keys \(Self.keys.sorted())") }
+            guard case .object(let o) = value else {
+                throw TimelineError(path, "must be an object with keys \(Self.keys.sorted())")
+            }
             for key in o.keys where !Self.keys.contains(key) {
-                throw TimelineError("\(path).\(key)", "is not a modifier (modifiers: \(Self.keys.sorted().joined(separator: ", ")))")
+                throw TimelineError(
+                    "\(path).\(key)",
+                    "is not a modifier (modifiers: \(Self.keys.sorted().joined(separator: ", ")))"
+                )
             }
             func number(_ key: String, _ v: JSONValue?) throws(TimelineError) -> Double? {
                 guard let v else { return nil }
@@ -92,20 +109,29 @@ public enum Hero {
                 return d
             }
             self.init()
-            if let f = o["fade"] { guard case .bool(let b) = f else { throw TimelineError("\(path).fade", "must be true or false") }; fade = b }
+            if let f = o["fade"] {
+                guard case .bool(let b) = f else { throw TimelineError("\(path).fade", "must be true or false") }
+                fade = b
+            }
             scale = try number("scale", o["scale"])
             if let t = o["translate"] {
-                guard case .object(let to) = t, Set(to.keys).isSubset(of: ["x", "y"]) else { throw TimelineError("\(path).translate", "must be {\"x\", \"y\"}") }
+                guard case .object(let to) = t, Set(to.keys).isSubset(of: ["x", "y"]) else {
+                    throw TimelineError("\(path).translate", "must be {\"x\", \"y\"}")
+                }
                 translateX = try number("translate.x", to["x"]) ?? 0
                 translateY = try number("translate.y", to["y"]) ?? 0
             }
             delay = try number("delay", o["delay"])
             duration = try number("duration", o["duration"])
             for (key, v) in [("delay", delay), ("duration", duration)] {
-                if let v, !(0...Timeline.Limits.seconds).contains(v) { throw TimelineError("\(path).\(key)", "\(v) is not within 0…\(Timeline.Limits.seconds) s") }
+                if let v, !(0...Timeline.Limits.seconds).contains(v) {
+                    throw TimelineError("\(path).\(key)", "\(v) is not within 0…\(Timeline.Limits.seconds) s")
+                }
             }
             if let t = o["timing"] {
-                guard case .string(let text) = t else { throw TimelineError("\(path).timing", "must be a timing function, e.g. \"easeOut\"") }
+                guard case .string(let text) = t else {
+                    throw TimelineError("\(path).timing", "must be a timing function, e.g. \"easeOut\"")
+                }
                 do { _ = try TimingFunction(parsing: text) } catch { throw TimelineError("\(path).timing", "\(error)") }
                 timing = text
             }
@@ -135,9 +161,15 @@ public enum Hero {
         /// The centre of a radial cascade; nil: the centre of that side's elements.
         public var cascadeCentre: (x: Double, y: Double)? = nil
 
-        public init(fade: Bool = true, scale: Double? = nil, translate: (x: Double, y: Double)? = nil, cascade: Double? = 0.02,
-                    cascadeDirection: CascadeDirection = .topToBottom, delayMatchedViews: Bool = false,
-                    cascadeCentre: (x: Double, y: Double)? = nil) {
+        public init(
+            fade: Bool = true,
+            scale: Double? = nil,
+            translate: (x: Double, y: Double)? = nil,
+            cascade: Double? = 0.02,
+            cascadeDirection: CascadeDirection = .topToBottom,
+            delayMatchedViews: Bool = false,
+            cascadeCentre: (x: Double, y: Double)? = nil
+        ) {
             self.fade = fade
             self.scale = scale
             self.translate = translate
@@ -147,12 +179,17 @@ public enum Hero {
             self.cascadeCentre = cascadeCentre
         }
         public static func == (a: Self, b: Self) -> Bool {
-            a.fade == b.fade && a.scale == b.scale && a.translate?.x == b.translate?.x && a.translate?.y == b.translate?.y && a.cascade == b.cascade
+            a.fade == b.fade && a.scale == b.scale && a.translate?.x == b.translate?.x
+                && a.translate?.y == b.translate?.y && a.cascade == b.cascade
                 && a.cascadeDirection == b.cascadeDirection && a.delayMatchedViews == b.delayMatchedViews
                 && a.cascadeCentre?.x == b.cascadeCentre?.x && a.cascadeCentre?.y == b.cascadeCentre?.y
         }
         public func hash(into hasher: inout Hasher) {
-            hasher.combine(fade); hasher.combine(scale); hasher.combine(cascade); hasher.combine(cascadeDirection); hasher.combine(delayMatchedViews)
+            hasher.combine(fade)
+            hasher.combine(scale)
+            hasher.combine(cascade)
+            hasher.combine(cascadeDirection)
+            hasher.combine(delayMatchedViews)
         }
     }
 
@@ -173,7 +210,10 @@ public enum Hero {
                 let x = originX + layer.position.x - layer.anchorPoint.x * b.width
                 let y = originY + layer.position.y - layer.anchorPoint.y * b.height
                 if let id = layer.heroID, result[id] == nil {
-                    result[id] = Element(Frame(x: x, y: y, width: b.width, height: b.height), modifiers: layer.heroModifiers ?? .init())
+                    result[id] = Element(
+                        Frame(x: x, y: y, width: b.width, height: b.height),
+                        modifiers: layer.heroModifiers ?? .init()
+                    )
                 }
                 walk(layer.sublayers, originX: x - b.x, originY: y - b.y)
             }
@@ -183,46 +223,77 @@ public enum Hero {
     }
 
     /// The reveal for these frames (every element with the transition's modifiers).
-    public static func document(from splash: [String: Frame], to destination: [String: Frame],
-                                duration: Double = 0.5, timing: String = "easeInEaseOut",
-                                modifiers: Modifiers = .init()) -> TimelineDocument {
-        document(from: splash.mapValues { Element($0) }, to: destination.mapValues { Element($0) },
-                 duration: duration, timing: timing, modifiers: modifiers)
+    public static func document(
+        from splash: [String: Frame],
+        to destination: [String: Frame],
+        duration: Double = 0.5,
+        timing: String = "easeInEaseOut",
+        modifiers: Modifiers = .init()
+    ) -> TimelineDocument {
+        document(
+            from: splash.mapValues { Element($0) },
+            to: destination.mapValues { Element($0) },
+            duration: duration,
+            timing: timing,
+            modifiers: modifiers
+        )
     }
 
     /// The reveal for these elements. Layers: `hero.ID` per element, plus `splash` (its
     /// background fades over `duration`). Each element animates over its own duration and
     /// curve (its modifiers, else the transition's), after its cascade delay plus its own.
-    public static func document(from splash: [String: Element], to destination: [String: Element],
-                                duration: Double = 0.5, timing: String = "easeInEaseOut",
-                                modifiers: Modifiers = .init()) -> TimelineDocument {
+    public static func document(
+        from splash: [String: Element],
+        to destination: [String: Element],
+        duration: Double = 0.5,
+        timing: String = "easeInEaseOut",
+        modifiers: Modifiers = .init()
+    ) -> TimelineDocument {
         var layers: [JSONValue] = [["id": "splash", "initial": ["opacity": 1]]]
-        var animations: [JSONValue] = [["layer": "splash", "property": "opacity", "from": 1, "to": 0,
-                                        "duration": .float(duration), "timing": .string(timing), "fill": "forwards"]]
+        var animations: [JSONValue] = [
+            [
+                "layer": "splash", "property": "opacity", "from": 1, "to": 0,
+                "duration": .float(duration), "timing": .string(timing), "fill": "forwards",
+            ]
+        ]
         func frame(_ f: Frame) -> JSONValue {
             ["x": .float(f.centre.x), "y": .float(f.centre.y)]
         }
         func size(_ f: Frame) -> JSONValue {
             ["x": 0, "y": 0, "width": .float(f.width), "height": .float(f.height)]
         }
-        func animate(_ layer: String, _ property: String, _ from: JSONValue, _ to: JSONValue, delay: Double, _ m: ElementModifiers) {
-            animations.append(["layer": .string(layer), "property": .string(property), "from": from, "to": to,
-                               "duration": .float(m.duration ?? duration), "delay": .float(delay + (m.delay ?? 0)),
-                               "timing": .string(m.timing ?? timing), "fill": "both"])
+        func animate(
+            _ layer: String,
+            _ property: String,
+            _ from: JSONValue,
+            _ to: JSONValue,
+            delay: Double,
+            _ m: ElementModifiers
+        ) {
+            animations.append([
+                "layer": .string(layer), "property": .string(property), "from": from, "to": to,
+                "duration": .float(m.duration ?? duration), "delay": .float(delay + (m.delay ?? 0)),
+                "timing": .string(m.timing ?? timing), "fill": "both",
+            ])
         }
 
         let delta = modifiers.cascade ?? 0
         /// Each side's cascade order: id → index (Hero sorts every subview, matched or not).
         func order(_ side: [String: Element]) -> [String: Int] {
             let all = side.map { (id: $0.key, f: $0.value.frame) }
-            let centre = modifiers.cascadeCentre ?? {
-                guard !all.isEmpty else { return (0, 0) }
-                let minX = all.map(\.f.x).min()!, maxX = all.map { $0.f.x + $0.f.width }.max()!
-                let minY = all.map(\.f.y).min()!, maxY = all.map { $0.f.y + $0.f.height }.max()!
-                return ((minX + maxX) / 2, (minY + maxY) / 2)
-            }()
+            let centre =
+                modifiers.cascadeCentre
+                ?? {
+                    guard !all.isEmpty else { return (0, 0) }
+                    let minX = all.map(\.f.x).min()!
+                    let maxX = all.map { $0.f.x + $0.f.width }.max()!
+                    let minY = all.map(\.f.y).min()!
+                    let maxY = all.map { $0.f.y + $0.f.height }.max()!
+                    return ((minX + maxX) / 2, (minY + maxY) / 2)
+                }()
             func distance(_ f: Frame) -> Double {
-                let dx = f.centre.x - centre.x, dy = f.centre.y - centre.y
+                let dx = f.centre.x - centre.x
+                let dy = f.centre.y - centre.y
                 return (dx * dx + dy * dy).squareRoot()
             }
             // Primary key by direction; ties by the other axis, then id (a stable order).
@@ -239,11 +310,14 @@ public enum Hero {
             let sorted = all.sorted { key($0) < key($1) }
             return Dictionary(uniqueKeysWithValues: sorted.enumerated().map { ($1.id, $0) })
         }
-        let splashOrder = order(splash), destinationOrder = order(destination)
-        let matchedDelay = modifiers.delayMatchedViews ? Double(destination.isEmpty ? splash.count : destination.count) * delta : 0
+        let splashOrder = order(splash)
+        let destinationOrder = order(destination)
+        let matchedDelay =
+            modifiers.delayMatchedViews ? Double(destination.isEmpty ? splash.count : destination.count) * delta : 0
 
         for id in splash.keys.sorted() where destination[id] != nil {
-            let a = splash[id]!, b = destination[id]!
+            let a = splash[id]!
+            let b = destination[id]!
             // The destination's modifiers rule a pair (Hero animates towards its target state).
             var m = a.modifiers
             if let d = b.modifiers.duration { m.duration = d }
@@ -254,27 +328,39 @@ public enum Hero {
             animate("hero.\(id)", "bounds", size(a.frame), size(b.frame), delay: matchedDelay, m)
         }
         // Unmatched: the splash's leave, the destination's arrive, cascaded.
-        for (side, other, order, leaves) in [(splash, destination, splashOrder, true), (destination, splash, destinationOrder, false)] {
+        for (side, other, order, leaves) in [
+            (splash, destination, splashOrder, true), (destination, splash, destinationOrder, false),
+        ] {
             for id in side.keys.sorted(by: { order[$0]! < order[$1]! }) where other[id] == nil {
-                let element = side[id]!, m = element.modifiers
+                let element = side[id]!
+                let m = element.modifiers
                 let layer = "hero.\(id)"
                 let delay = Double(order[id]!) * delta
                 let f = element.frame
-                layers.append(["id": .string(layer), "description": .string(leaves ? "splash only: leaves" : "destination only: arrives")])
+                layers.append([
+                    "id": .string(layer),
+                    "description": .string(leaves ? "splash only: leaves" : "destination only: arrives"),
+                ])
                 animate(layer, "position", frame(f), frame(f), delay: delay, m)
-                if m.fade ?? modifiers.fade { animate(layer, "opacity", leaves ? 1 : 0, leaves ? 0 : 1, delay: delay, m) }
+                if m.fade ?? modifiers.fade {
+                    animate(layer, "opacity", leaves ? 1 : 0, leaves ? 0 : 1, delay: delay, m)
+                }
                 if let scale = m.scale ?? modifiers.scale {
                     animate(layer, "scale", leaves ? 1 : .float(scale), leaves ? .float(scale) : 1, delay: delay, m)
                 }
-                let t = m.translateX != nil || m.translateY != nil ? (x: m.translateX ?? 0, y: m.translateY ?? 0) : modifiers.translate
+                let t =
+                    m.translateX != nil || m.translateY != nil
+                    ? (x: m.translateX ?? 0, y: m.translateY ?? 0) : modifiers.translate
                 if let t {
                     let moved: JSONValue = ["x": .float(f.centre.x + t.x), "y": .float(f.centre.y + t.y)]
                     animate(layer, "position", leaves ? frame(f) : moved, leaves ? moved : frame(f), delay: delay, m)
                 }
             }
         }
-        let document: JSONValue = ["name": "hero", "description": "Seed 004: matched elements fly between their frames.",
-                                   "layers": .array(layers), "animations": .array(animations)]
+        let document: JSONValue = [
+            "name": "hero", "description": "Seed 004: matched elements fly between their frames.",
+            "layers": .array(layers), "animations": .array(animations),
+        ]
         // Built from numbers, ids and checked timing functions only; it always decodes.
         return try! TimelineDocument(json: JSONWriter.bytes(document))
     }

@@ -13,23 +13,23 @@ extension Presets {
     /// Scale 1 is the logo's resting 88 pt frame, as in the reveal and the scene (the article
     /// scales a 72 pt view by 88/72; the same sizes, measured from the other end).
     static let yulaAppear = """
-    {
-      "name": "yula-appear",
-      "description": "Seed 000 appear: logo 72 → 88 pt, text rises 20 pt and fades in.",
-      "layers": [
-        {"id": "logo", "description": "splash logo (logoImageView)"},
-        {"id": "text", "description": "splash text, a random variant (textImageView)"}
-      ],
-      "animations": [
-        {"layer": "logo", "property": "scale", "from": "72 / 88", "to": 1, "duration": 0.3,
-         "timing": "easeInEaseOut", "fill": "forwards"},
-        {"layer": "text", "property": "translationY", "from": 20, "to": 0, "duration": 0.3,
-         "timing": "easeInEaseOut", "fill": "forwards"},
-        {"layer": "text", "property": "opacity", "from": 0, "to": 1, "duration": 0.15,
-         "timing": "easeInEaseOut", "fill": "forwards"}
-      ]
-    }
-    """
+        {
+          "name": "yula-appear",
+          "description": "Seed 000 appear: logo 72 → 88 pt, text rises 20 pt and fades in.",
+          "layers": [
+            {"id": "logo", "description": "splash logo (logoImageView)"},
+            {"id": "text", "description": "splash text, a random variant (textImageView)"}
+          ],
+          "animations": [
+            {"layer": "logo", "property": "scale", "from": "72 / 88", "to": 1, "duration": 0.3,
+             "timing": "easeInEaseOut", "fill": "forwards"},
+            {"layer": "text", "property": "translationY", "from": 20, "to": 0, "duration": 0.3,
+             "timing": "easeInEaseOut", "fill": "forwards"},
+            {"layer": "text", "property": "opacity", "from": 0, "to": 1, "duration": 0.15,
+             "timing": "easeInEaseOut", "fill": "forwards"}
+          ]
+        }
+        """
 
     /// `animateDisappearance()`: mask and logo scale 1 → 0.85 → 18·(screen height / 667) at key
     /// times 0, 0.2, 1 (easeInEaseOut, then easeOut) and rotate 0 → −atan(y/x) of the layer's
@@ -38,43 +38,43 @@ extension Presets {
     /// `mainWindow.layer.mask = nil`: `mask.hidden` becomes 1 at exactly 0.6 s (a hidden mask
     /// masks nothing, so the whole window shows).
     static let yulaMaskReveal = """
-    {
-      "name": "yula-mask-reveal",
-      "description": "Seed 000 reveal: a logo-shaped hole scales and rotates open over the destination.",
-      "parameters": [
-        {"name": "screen.width", "default": 375, "description": "points; the article's iPhone 6"},
-        {"name": "screen.height", "default": 667},
-        {"name": "mask.x", "default": "screen.width / 2", "description": "the hole's position (layer.position)"},
-        {"name": "mask.y", "default": "screen.height / 2"}
-      ],
-      "layers": [
-        {"id": "window", "description": "the destination's main window", "initial": {"scale": 1}},
-        {"id": "mask", "description": "logo-shaped hole in the window; scale 1 = the splash logo's frame", "initial": {"hidden": 0}},
-        {"id": "logo", "description": "the logo under the hole", "initial": {"opacity": 1}},
-        {"id": "splash", "description": "foreground splash, hidden as the reveal starts", "initial": {"opacity": 0}},
-        {"id": "backdrop", "description": "background splash below the window", "initial": {"opacity": 1}},
-        {"id": "backdrop-text", "description": "the backdrop's text", "initial": {"opacity": 1}}
-      ],
-      "animations": [
-        {"layer": "window", "property": "scale", "from": 1.05, "to": 1, "duration": 0.6,
-         "timing": "easeInEaseOut", "fill": "forwards"},
-        {"layer": "mask", "property": "scale", "duration": 0.6, "fill": "forwards",
-         "keyframes": {"values": [1, 0.85, "18 * screen.height / 667"], "keyTimes": [0, 0.2, 1],
-                       "timingFunctions": ["easeInEaseOut", "easeOut"]}},
-        {"layer": "mask", "property": "rotation", "from": 0, "to": "-atan(mask.y / mask.x)",
-         "duration": 0.6, "fill": "forwards"},
-        {"layer": "mask", "property": "hidden", "duration": 0.6, "fill": "forwards",
-         "keyframes": {"values": [0, 1], "keyTimes": [0, 1], "calculationMode": "discrete"}},
-        {"layer": "logo", "property": "scale", "duration": 0.6, "fill": "forwards",
-         "keyframes": {"values": [1, 0.85, "18 * screen.height / 667"], "keyTimes": [0, 0.2, 1],
-                       "timingFunctions": ["easeInEaseOut", "easeOut"]}},
-        {"layer": "logo", "property": "rotation", "from": 0, "to": "-atan(mask.y / mask.x)",
-         "duration": 0.6, "fill": "forwards"},
-        {"layer": "logo", "property": "opacity", "from": 1, "to": 0, "duration": 0.1, "delay": 0.1,
-         "timing": "easeInEaseOut", "fill": "both"},
-        {"layer": "backdrop-text", "property": "opacity", "from": 1, "to": 0, "duration": 0.3,
-         "timing": "easeInEaseOut", "fill": "forwards"}
-      ]
-    }
-    """
+        {
+          "name": "yula-mask-reveal",
+          "description": "Seed 000 reveal: a logo-shaped hole scales and rotates open over the destination.",
+          "parameters": [
+            {"name": "screen.width", "default": 375, "description": "points; the article's iPhone 6"},
+            {"name": "screen.height", "default": 667},
+            {"name": "mask.x", "default": "screen.width / 2", "description": "the hole's position (layer.position)"},
+            {"name": "mask.y", "default": "screen.height / 2"}
+          ],
+          "layers": [
+            {"id": "window", "description": "the destination's main window", "initial": {"scale": 1}},
+            {"id": "mask", "description": "logo-shaped hole in the window; scale 1 = the splash logo's frame", "initial": {"hidden": 0}},
+            {"id": "logo", "description": "the logo under the hole", "initial": {"opacity": 1}},
+            {"id": "splash", "description": "foreground splash, hidden as the reveal starts", "initial": {"opacity": 0}},
+            {"id": "backdrop", "description": "background splash below the window", "initial": {"opacity": 1}},
+            {"id": "backdrop-text", "description": "the backdrop's text", "initial": {"opacity": 1}}
+          ],
+          "animations": [
+            {"layer": "window", "property": "scale", "from": 1.05, "to": 1, "duration": 0.6,
+             "timing": "easeInEaseOut", "fill": "forwards"},
+            {"layer": "mask", "property": "scale", "duration": 0.6, "fill": "forwards",
+             "keyframes": {"values": [1, 0.85, "18 * screen.height / 667"], "keyTimes": [0, 0.2, 1],
+                           "timingFunctions": ["easeInEaseOut", "easeOut"]}},
+            {"layer": "mask", "property": "rotation", "from": 0, "to": "-atan(mask.y / mask.x)",
+             "duration": 0.6, "fill": "forwards"},
+            {"layer": "mask", "property": "hidden", "duration": 0.6, "fill": "forwards",
+             "keyframes": {"values": [0, 1], "keyTimes": [0, 1], "calculationMode": "discrete"}},
+            {"layer": "logo", "property": "scale", "duration": 0.6, "fill": "forwards",
+             "keyframes": {"values": [1, 0.85, "18 * screen.height / 667"], "keyTimes": [0, 0.2, 1],
+                           "timingFunctions": ["easeInEaseOut", "easeOut"]}},
+            {"layer": "logo", "property": "rotation", "from": 0, "to": "-atan(mask.y / mask.x)",
+             "duration": 0.6, "fill": "forwards"},
+            {"layer": "logo", "property": "opacity", "from": 1, "to": 0, "duration": 0.1, "delay": 0.1,
+             "timing": "easeInEaseOut", "fill": "both"},
+            {"layer": "backdrop-text", "property": "opacity", "from": 1, "to": 0, "duration": 0.3,
+             "timing": "easeInEaseOut", "fill": "forwards"}
+          ]
+        }
+        """
 }

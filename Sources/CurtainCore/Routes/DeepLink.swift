@@ -36,13 +36,16 @@ public struct DeepLink: Sendable, Hashable {
         // RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
         let schemeBytes = Array(scheme.utf8)
         func isAlpha(_ b: UInt8) -> Bool { (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z") }
-        guard let first = schemeBytes.first, isAlpha(first), schemeBytes.allSatisfy({
-            isAlpha($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
-        }) else { throw .invalidURL(text, "'\(scheme)' is not a valid scheme") }
+        guard let first = schemeBytes.first, isAlpha(first),
+            schemeBytes.allSatisfy({
+                isAlpha($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "+")
+                    || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+            })
+        else { throw .invalidURL(text, "'\(scheme)' is not a valid scheme") }
         self.scheme = scheme.lowercased()
 
         var rest = text[text.index(after: colon)...]
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }   // the fragment never routes
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }  // the fragment never routes
         var queryText: Substring = ""
         if let question = rest.firstIndex(of: "?") {
             queryText = rest[rest.index(after: question)...]
@@ -57,8 +60,8 @@ public struct DeepLink: Sendable, Hashable {
         }
         self.host = host
         var parts = rest.split(separator: "/", omittingEmptySubsequences: false)
-        if parts.first == "" { parts.removeFirst() }     // the leading slash
-        if parts.last == "" { parts.removeLast() }       // one trailing slash
+        if parts.first == "" { parts.removeFirst() }  // the leading slash
+        if parts.last == "" { parts.removeLast() }  // one trailing slash
         var segments: [String] = []
         for part in parts { segments.append(try Self.decode(part, in: text)) }
         self.segments = segments
@@ -79,8 +82,13 @@ public struct DeepLink: Sendable, Hashable {
         var bytes: [UInt8] = []
         var iterator = Array(part.utf8)[...]
         while let byte = iterator.popFirst() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard iterator.count >= 2, let high = hexValue(iterator.removeFirst()), let low = hexValue(iterator.removeFirst()) else {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard iterator.count >= 2, let high = hexValue(iterator.removeFirst()),
+                let low = hexValue(iterator.removeFirst())
+            else {
                 throw .invalidURL(text, "'\(part)' has a '%' that is not followed by two hex digits")
             }
             bytes.append(high << 4 | low)

@@ -18,13 +18,15 @@ public enum RouteError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A sentence naming the input and the problem.
     public var description: String {
         switch self {
-        case .tooLong(let what, let length, let limit): "the \(what) is \(length) bytes, more than the limit of \(limit)"
+        case .tooLong(let what, let length, let limit):
+            "the \(what) is \(length) bytes, more than the limit of \(limit)"
         case .tooDeep(let what, let limit): "the \(what) is nested deeper than \(limit) levels"
         case .invalidURL(let url, let why): "invalid deep link '\(url.prefix(200))': \(why)"
         case .invalidPattern(let pattern, let why): "invalid pattern '\(pattern)': \(why)"
         case .unknownApp(let app): "unknown app '\(app)'"
         case .unmatched(let route): "no rule matches \(route) and no fallback is configured"
-        case .nulInParameter(let name): "parameter '\(name)' contains a NUL byte, which no argument or environment value can carry"
+        case .nulInParameter(let name):
+            "parameter '\(name)' contains a NUL byte, which no argument or environment value can carry"
         }
     }
 }

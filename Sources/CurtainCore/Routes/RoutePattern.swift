@@ -43,7 +43,9 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     ///   unknown type or an invalid or repeated name, or `<path:…>` is not last.
     public init(parsing text: String) throws(RouteError) {
         self.text = text
-        guard let range = text.firstRange(of: "://") else { throw .invalidPattern(text, "it must start with scheme://host") }
+        guard let range = text.firstRange(of: "://") else {
+            throw .invalidPattern(text, "it must start with scheme://host")
+        }
         scheme = String(text[..<range.lowerBound]).lowercased()
         guard !scheme.isEmpty else { throw .invalidPattern(text, "the scheme is empty") }
         let rest = text[range.upperBound...]
@@ -57,7 +59,9 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         for (index, part) in path.enumerated() {
             guard !part.isEmpty else { throw .invalidPattern(text, "segment \(index + 1) is empty") }
             guard part.hasPrefix("<") else {
-                guard !part.contains("<"), !part.contains(">") else { throw .invalidPattern(text, "'\(part)' mixes a literal and a placeholder") }
+                guard !part.contains("<"), !part.contains(">") else {
+                    throw .invalidPattern(text, "'\(part)' mixes a literal and a placeholder")
+                }
                 segments.append(.literal(String(part)))
                 continue
             }
@@ -68,7 +72,10 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
             let name: Substring
             if pieces.count == 2 {
                 guard let parsed = PlaceholderType(rawValue: String(pieces[0])) else {
-                    throw .invalidPattern(text, "unknown placeholder type '\(pieces[0])' (known: \(PlaceholderType.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    throw .invalidPattern(
+                        text,
+                        "unknown placeholder type '\(pieces[0])' (known: \(PlaceholderType.allCases.map(\.rawValue).joined(separator: ", ")))"
+                    )
                 }
                 type = parsed
                 name = pieces[1]
@@ -76,11 +83,17 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
                 type = .string
                 name = pieces[0]
             }
-            guard !name.isEmpty, name.utf8.allSatisfy({ ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 || ($0 >= 48 && $0 <= 57) || $0 == 95 }) else {
+            guard !name.isEmpty,
+                name.utf8.allSatisfy({ ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 || ($0 >= 48 && $0 <= 57) || $0 == 95 })
+            else {
                 throw .invalidPattern(text, "'\(name)' is not a valid placeholder name (letters, digits, _)")
             }
-            guard names.insert(String(name)).inserted else { throw .invalidPattern(text, "placeholder '\(name)' appears twice") }
-            if type == .path, index != path.count - 1 { throw .invalidPattern(text, "<path:\(name)> must be the last segment") }
+            guard names.insert(String(name)).inserted else {
+                throw .invalidPattern(text, "placeholder '\(name)' appears twice")
+            }
+            if type == .path, index != path.count - 1 {
+                throw .invalidPattern(text, "<path:\(name)> must be the last segment")
+            }
             segments.append(.placeholder(name: String(name), type: type))
         }
         self.segments = segments
@@ -107,14 +120,20 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
                 parameters[name] = .string(rest.joined(separator: "/"))
                 return .matched(parameters)
             }
-            guard index < link.segments.count else { return .mismatch("the link has \(link.segments.count) path segments, the pattern \(segments.count)") }
+            guard index < link.segments.count else {
+                return .mismatch("the link has \(link.segments.count) path segments, the pattern \(segments.count)")
+            }
             let value = link.segments[index]
             switch segment {
             case .literal(let literal):
                 guard value == literal else { return .mismatch("segment \(index + 1) is '\(value)', not '\(literal)'") }
             case .placeholder(let name, let type):
                 guard let parameter = RouteParameter(value, as: type) else {
-                    return .mismatch(value.isEmpty ? "segment \(index + 1) is empty" : "segment \(index + 1) '\(value)' is not \(type == .int ? "an" : "a") \(type.rawValue)")
+                    return .mismatch(
+                        value.isEmpty
+                            ? "segment \(index + 1) is empty"
+                            : "segment \(index + 1) '\(value)' is not \(type == .int ? "an" : "a") \(type.rawValue)"
+                    )
                 }
                 parameters[name] = parameter
             }
@@ -144,14 +163,19 @@ public enum RouteParameter: Sendable, Hashable, CustomStringConvertible {
             guard let value = Int64(text) else { return nil }
             self = .int(value)
         case .float:
-            guard let value = Double(text), value.isFinite, text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 45 || $0 == 43 || $0 | 0x20 == 101 }) else { return nil }
+            guard let value = Double(text), value.isFinite,
+                text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 45 || $0 == 43 || $0 | 0x20 == 101 })
+            else { return nil }
             self = .float(value)
         case .uuid:
             let bytes = Array(text.utf8)
             guard bytes.count == 36 else { return nil }
             for (i, b) in bytes.enumerated() {
-                if [8, 13, 18, 23].contains(i) { guard b == UInt8(ascii: "-") else { return nil } }
-                else { guard (b >= 48 && b <= 57) || ((b | 0x20) >= 97 && (b | 0x20) <= 102) else { return nil } }
+                if [8, 13, 18, 23].contains(i) {
+                    guard b == UInt8(ascii: "-") else { return nil }
+                } else {
+                    guard (b >= 48 && b <= 57) || ((b | 0x20) >= 97 && (b | 0x20) <= 102) else { return nil }
+                }
             }
             self = .uuid(text.lowercased())
         }

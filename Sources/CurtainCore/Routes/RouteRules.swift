@@ -56,8 +56,14 @@ public struct PushRule: Sendable, Hashable {
     public var priority: Int
 
     /// A rule as given.
-    public init(app: String, screen: String, equals: [KeyPath: JSONValue] = [:], present: [KeyPath] = [],
-                parameters: [String: KeyPath] = [:], priority: Int = 0) {
+    public init(
+        app: String,
+        screen: String,
+        equals: [KeyPath: JSONValue] = [:],
+        present: [KeyPath] = [],
+        parameters: [String: KeyPath] = [:],
+        priority: Int = 0
+    ) {
         self.app = app
         self.screen = screen
         self.equals = equals
@@ -75,7 +81,9 @@ public struct PushRule: Sendable, Hashable {
         public let components: [String]
         /// Splits `text` at every dot; each component is an object key, or an index when the value
         /// there is an array.
-        public init(_ text: String) { components = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
+        public init(_ text: String) {
+            components = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        }
         /// The dotted text.
         public var description: String { components.joined(separator: ".") }
 

@@ -17,7 +17,12 @@ public struct RouteTable: Sendable {
     public var fallback: Destination?
 
     /// A table as given (`problems()` checks it); of two apps with one name the later is kept.
-    public init(apps: [AppRoutes], deepLinks: [DeepLinkRule] = [], pushRules: [PushRule] = [], fallback: Destination? = nil) {
+    public init(
+        apps: [AppRoutes],
+        deepLinks: [DeepLinkRule] = [],
+        pushRules: [PushRule] = [],
+        fallback: Destination? = nil
+    ) {
         self.apps = Dictionary(apps.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         self.deepLinks = deepLinks
         self.pushRules = pushRules
@@ -76,8 +81,12 @@ public struct RouteTable: Sendable {
         case .push(let app, let payload):
             if let app, apps[app] == nil { throw .unknownApp(app) }
             let size = JSONWriter.bytes(payload).count
-            guard size <= Route.maximumPayloadSize else { throw .tooLong(what: "push payload", length: size, limit: Route.maximumPayloadSize) }
-            guard depth(payload) <= Route.maximumPayloadDepth else { throw .tooDeep(what: "push payload", limit: Route.maximumPayloadDepth) }
+            guard size <= Route.maximumPayloadSize else {
+                throw .tooLong(what: "push payload", length: size, limit: Route.maximumPayloadSize)
+            }
+            guard depth(payload) <= Route.maximumPayloadDepth else {
+                throw .tooDeep(what: "push payload", limit: Route.maximumPayloadDepth)
+            }
             return try resolvePush(app: app, payload: payload, route: route)
         }
     }
@@ -97,14 +106,22 @@ public struct RouteTable: Sendable {
             }
         }
         let ranked = matches.sorted { deepLinkRank($0.index) > deepLinkRank($1.index) }
-        guard let winner = ranked.first else { return try unmatched(route, candidates: deepLinks.indices.map { deepLinkCandidate($0, .noMatch(reasons[$0]!)) }) }
+        guard let winner = ranked.first else {
+            return try unmatched(
+                route,
+                candidates: deepLinks.indices.map { deepLinkCandidate($0, .noMatch(reasons[$0]!)) }
+            )
+        }
         let candidates = deepLinks.indices.map { index -> Candidate in
             if index == winner.index { return deepLinkCandidate(index, .won) }
             if let why = reasons[index] { return deepLinkCandidate(index, .noMatch(why)) }
             return deepLinkCandidate(index, .lost(to: winner.index, because: deepLinkWhy(winner.index, beats: index)))
         }
         let rule = deepLinks[winner.index]
-        return Resolution(destination: Destination(app: rule.app, screen: rule.screen, parameters: winner.parameters), candidates: candidates)
+        return Resolution(
+            destination: Destination(app: rule.app, screen: rule.screen, parameters: winner.parameters),
+            candidates: candidates
+        )
     }
 
     /// Higher is better: (priority, literals, typed, −declaration index).
@@ -114,7 +131,8 @@ public struct RouteTable: Sendable {
     }
 
     private func deepLinkWhy(_ winner: Int, beats loser: Int) -> String {
-        let w = deepLinks[winner], l = deepLinks[loser]
+        let w = deepLinks[winner]
+        let l = deepLinks[loser]
         if w.priority != l.priority { return "lower priority (\(l.priority) < \(w.priority))" }
         if w.pattern.literalCount != l.pattern.literalCount {
             return "fewer literal segments (\(l.pattern.literalCount) < \(w.pattern.literalCount))"
@@ -134,8 +152,13 @@ public struct RouteTable: Sendable {
         var matches: [Int] = []
         var reasons: [Int: String] = [:]
         for (index, rule) in pushRules.enumerated() {
-            if let app, rule.app != app { reasons[index] = "for app '\(rule.app)', not '\(app)'"; continue }
-            if let failed = rule.equals.sorted(by: { $0.key.description < $1.key.description }).first(where: { $0.key.lookup(payload) != $0.value }) {
+            if let app, rule.app != app {
+                reasons[index] = "for app '\(rule.app)', not '\(app)'"
+                continue
+            }
+            if let failed = rule.equals.sorted(by: { $0.key.description < $1.key.description }).first(where: {
+                $0.key.lookup(payload) != $0.value
+            }) {
                 let found = failed.key.lookup(payload).map { JSONWriter.string($0, sortedKeys: true) } ?? "nothing"
                 reasons[index] = "\(failed.key) is \(found), not \(JSONWriter.string(failed.value, sortedKeys: true))"
                 continue
@@ -153,9 +176,13 @@ public struct RouteTable: Sendable {
         let candidates = pushRules.indices.map { index -> Candidate in
             if index == winner { return pushCandidate(index, .won) }
             if let why = reasons[index] { return pushCandidate(index, .noMatch(why)) }
-            let w = pushRules[winner], l = pushRules[index]
-            let why = w.priority != l.priority ? "lower priority (\(l.priority) < \(w.priority))"
-                : w.specificity != l.specificity ? "fewer conditions (\(l.specificity) < \(w.specificity))" : "declared later"
+            let w = pushRules[winner]
+            let l = pushRules[index]
+            let why =
+                w.priority != l.priority
+                ? "lower priority (\(l.priority) < \(w.priority))"
+                : w.specificity != l.specificity
+                    ? "fewer conditions (\(l.specificity) < \(w.specificity))" : "declared later"
             return pushCandidate(index, .lost(to: winner, because: why))
         }
         let rule = pushRules[winner]
@@ -169,14 +196,22 @@ public struct RouteTable: Sendable {
             case let other?: parameters[name] = .string(JSONWriter.string(other, sortedKeys: true))
             }
         }
-        return Resolution(destination: Destination(app: rule.app, screen: rule.screen, parameters: parameters), candidates: candidates)
+        return Resolution(
+            destination: Destination(app: rule.app, screen: rule.screen, parameters: parameters),
+            candidates: candidates
+        )
     }
 
     private func pushCandidate(_ index: Int, _ verdict: Candidate.Verdict) -> Candidate {
         let rule = pushRules[index]
-        let conditions = rule.equals.keys.map { "\($0) == \(JSONWriter.string(rule.equals[$0]!, sortedKeys: true))" }.sorted()
+        let conditions =
+            rule.equals.keys.map { "\($0) == \(JSONWriter.string(rule.equals[$0]!, sortedKeys: true))" }.sorted()
             + rule.present.map { "\($0) present" }
-        return Candidate(rule: index, description: "push [\(conditions.joined(separator: ", "))] → \(rule.app)/\(rule.screen)", verdict: verdict)
+        return Candidate(
+            rule: index,
+            description: "push [\(conditions.joined(separator: ", "))] → \(rule.app)/\(rule.screen)",
+            verdict: verdict
+        )
     }
 
     private func unmatched(_ route: Route, candidates: [Candidate]) throws(RouteError) -> Resolution {

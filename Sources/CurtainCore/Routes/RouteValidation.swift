@@ -3,7 +3,10 @@
 public enum RouteProblem: Sendable, Hashable, CustomStringConvertible {
     /// What names an app or a screen.
     public enum Reference: Sendable, Hashable, CustomStringConvertible {
-        case deepLink(Int), push(Int), fallback, defaultScreen(app: String)
+        case deepLink(Int)
+        case push(Int)
+        case fallback
+        case defaultScreen(app: String)
         /// How problems name it: rules counted from 1.
         public var description: String {
             switch self {
@@ -27,10 +30,13 @@ public enum RouteProblem: Sendable, Hashable, CustomStringConvertible {
     /// A sentence saying what is wrong and, for ambiguity, what to do; rules counted from 1.
     public var description: String {
         switch self {
-        case .shadowed(let rule, let by): "deep link rule \(rule + 1) can never win: rule \(by + 1) matches every link it matches and ranks higher"
-        case .ambiguous(let a, let b): "deep link rules \(a + 1) and \(b + 1) can match the same link with equal rank; give one a priority"
+        case .shadowed(let rule, let by):
+            "deep link rule \(rule + 1) can never win: rule \(by + 1) matches every link it matches and ranks higher"
+        case .ambiguous(let a, let b):
+            "deep link rules \(a + 1) and \(b + 1) can match the same link with equal rank; give one a priority"
         case .unknownApp(let reference, let app): "\(reference) names unknown app '\(app)'"
-        case .unknownScreen(let reference, let app, let screen): "\(reference) names screen '\(screen)', which app '\(app)' does not have"
+        case .unknownScreen(let reference, let app, let screen):
+            "\(reference) names screen '\(screen)', which app '\(app)' does not have"
         }
     }
 }
@@ -53,7 +59,8 @@ extension RouteTable {
 
         for i in deepLinks.indices {
             for j in deepLinks.indices where j != i {
-                let p = deepLinks[i].pattern, q = deepLinks[j].pattern
+                let p = deepLinks[i].pattern
+                let q = deepLinks[j].pattern
                 if q.covers(p) && rankKey(j) > rankKey(i) {
                     problems.append(.shadowed(rule: i, by: j))
                     break
@@ -63,9 +70,13 @@ extension RouteTable {
         let shadowed = Set(problems.compactMap { if case .shadowed(let rule, _) = $0 { rule } else { nil } })
         for i in deepLinks.indices where !shadowed.contains(i) {
             for j in deepLinks.indices where j > i && !shadowed.contains(j) {
-                let a = deepLinks[i], b = deepLinks[j]
-                if (a.priority, a.pattern.literalCount, a.pattern.typedCount) == (b.priority, b.pattern.literalCount, b.pattern.typedCount),
-                   a.pattern.overlaps(b.pattern) {
+                let a = deepLinks[i]
+                let b = deepLinks[j]
+                if (a.priority, a.pattern.literalCount, a.pattern.typedCount) == (
+                    b.priority, b.pattern.literalCount, b.pattern.typedCount
+                ),
+                    a.pattern.overlaps(b.pattern)
+                {
                     problems.append(.ambiguous(i, j))
                 }
             }
@@ -102,14 +113,18 @@ extension RoutePattern {
     /// True when some link is matched by both patterns.
     func overlaps(_ other: RoutePattern) -> Bool {
         guard scheme == other.scheme, host == other.host else { return false }
-        let lengthsMeet: Bool = switch (hasPathTail, other.hasPathTail) {
-        case (false, false): segments.count == other.segments.count
-        case (true, false): other.segments.count >= segments.count
-        case (false, true): segments.count >= other.segments.count
-        case (true, true): true
-        }
+        let lengthsMeet: Bool =
+            switch (hasPathTail, other.hasPathTail) {
+            case (false, false): segments.count == other.segments.count
+            case (true, false): other.segments.count >= segments.count
+            case (false, true): segments.count >= other.segments.count
+            case (true, true): true
+            }
         guard lengthsMeet else { return false }
-        let fixed = min(hasPathTail ? segments.count - 1 : segments.count, other.hasPathTail ? other.segments.count - 1 : other.segments.count)
+        let fixed = min(
+            hasPathTail ? segments.count - 1 : segments.count,
+            other.hasPathTail ? other.segments.count - 1 : other.segments.count
+        )
         for k in 0..<fixed where !Self.segment(segments[k], meets: other.segments[k]) { return false }
         return true
     }

@@ -15,7 +15,10 @@ public struct PathData: Sendable, Hashable {
 
     public init(parsing text: String) throws(SceneError) {
         guard text.utf8.count <= Scene.Limits.pathBytes else {
-            throw SceneError("", "path data is \(text.utf8.count) bytes, more than the limit of \(Scene.Limits.pathBytes)")
+            throw SceneError(
+                "",
+                "path data is \(text.utf8.count) bytes, more than the limit of \(Scene.Limits.pathBytes)"
+            )
         }
         var parser = PathParser(bytes: Array(text.utf8))
         commands = try parser.parse()
@@ -41,19 +44,31 @@ private struct PathParser {
         skipSeparators()
         let begin = index
         if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-        var digits = 0, dot = false
+        var digits = 0
+        var dot = false
         while index < bytes.count {
             let c = bytes[index]
-            if c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") { digits += 1; index += 1 }
-            else if c == UInt8(ascii: "."), !dot { dot = true; index += 1 }
-            else { break }
+            if c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") {
+                digits += 1
+                index += 1
+            } else if c == UInt8(ascii: "."), !dot {
+                dot = true
+                index += 1
+            } else {
+                break
+            }
         }
         if digits > 0, index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                index += 1
+            }
         }
-        guard digits > 0, let value = Double(String(decoding: bytes[begin..<index], as: UTF8.self)), value.isFinite else {
+        guard digits > 0, let value = Double(String(decoding: bytes[begin..<index], as: UTF8.self)), value.isFinite
+        else {
             index = begin
             throw error("expected a number")
         }
@@ -65,7 +80,8 @@ private struct PathParser {
         skipSeparators()
         guard index < bytes.count else { return false }
         let c = bytes[index]
-        return (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: "-") || c == UInt8(ascii: "+") || c == UInt8(ascii: ".")
+        return (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: "-") || c == UInt8(ascii: "+")
+            || c == UInt8(ascii: ".")
     }
 
     mutating func parse() throws(SceneError) -> [PathData.Command] {
@@ -76,7 +92,9 @@ private struct PathParser {
             guard index < bytes.count else { break }
             let letter = bytes[index]
             let command = Character(Unicode.Scalar(letter))
-            if commands.isEmpty, command != "M", command != "m" { throw error("must start with M or m, not '\(command)'") }
+            if commands.isEmpty, command != "M", command != "m" {
+                throw error("must start with M or m, not '\(command)'")
+            }
             index += 1
             try segment(command)
         }
@@ -84,7 +102,8 @@ private struct PathParser {
     }
 
     mutating func point(relative: Bool) throws(SceneError) -> (x: Double, y: Double) {
-        let x = try number(), y = try number()
+        let x = try number()
+        let y = try number()
         return relative ? (current.x + x, current.y + y) : (x, y)
     }
 
@@ -92,7 +111,8 @@ private struct PathParser {
         let relative = command.isLowercase
         var first = true
         repeat {
-            var cubicControl: (x: Double, y: Double)? = nil, quadControl: (x: Double, y: Double)? = nil
+            var cubicControl: (x: Double, y: Double)? = nil
+            var quadControl: (x: Double, y: Double)? = nil
             switch command.uppercased() {
             case "M":
                 let p = try point(relative: relative)
@@ -102,7 +122,8 @@ private struct PathParser {
                 current = p
             case "L":
                 let p = try point(relative: relative)
-                commands.append(.line(x: p.x, y: p.y)); current = p
+                commands.append(.line(x: p.x, y: p.y))
+                current = p
             case "H":
                 let x = try number()
                 current.x = relative ? current.x + x : x
@@ -112,24 +133,34 @@ private struct PathParser {
                 current.y = relative ? current.y + y : y
                 commands.append(.line(x: current.x, y: current.y))
             case "C":
-                let c1 = try point(relative: relative), c2 = try point(relative: relative), p = try point(relative: relative)
+                let c1 = try point(relative: relative)
+                let c2 = try point(relative: relative)
+                let p = try point(relative: relative)
                 commands.append(.cubic(x1: c1.x, y1: c1.y, x2: c2.x, y2: c2.y, x: p.x, y: p.y))
-                current = p; cubicControl = c2
+                current = p
+                cubicControl = c2
             case "S":
                 let c1 = lastCubic.map { (2 * current.x - $0.x, 2 * current.y - $0.y) } ?? current
-                let c2 = try point(relative: relative), p = try point(relative: relative)
+                let c2 = try point(relative: relative)
+                let p = try point(relative: relative)
                 commands.append(.cubic(x1: c1.0, y1: c1.1, x2: c2.x, y2: c2.y, x: p.x, y: p.y))
-                current = p; cubicControl = c2
+                current = p
+                cubicControl = c2
             case "Q":
-                let q = try point(relative: relative), p = try point(relative: relative)
-                appendQuadratic(q, p); quadControl = q
+                let q = try point(relative: relative)
+                let p = try point(relative: relative)
+                appendQuadratic(q, p)
+                quadControl = q
             case "T":
                 let q = lastQuad.map { (x: 2 * current.x - $0.x, y: 2 * current.y - $0.y) } ?? current
                 let p = try point(relative: relative)
-                appendQuadratic(q, p); quadControl = q
+                appendQuadratic(q, p)
+                quadControl = q
             case "Z":
-                commands.append(.close); current = start
-                lastCubic = nil; lastQuad = nil
+                commands.append(.close)
+                current = start
+                lastCubic = nil
+                lastQuad = nil
                 return
             case "A":
                 index -= 1
@@ -138,7 +169,8 @@ private struct PathParser {
                 index -= 1
                 throw error("unknown command '\(command)'")
             }
-            lastCubic = cubicControl; lastQuad = quadControl
+            lastCubic = cubicControl
+            lastQuad = quadControl
             first = false
         } while numberFollows()
     }

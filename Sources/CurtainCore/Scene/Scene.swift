@@ -40,7 +40,12 @@ public struct Scene: Sendable, Hashable {
     /// Every layer of the tree, depth first, bottom to top.
     public var allLayers: [SceneLayer] {
         var result: [SceneLayer] = []
-        func walk(_ layers: [SceneLayer]) { for layer in layers { result.append(layer); walk(layer.sublayers) } }
+        func walk(_ layers: [SceneLayer]) {
+            for layer in layers {
+                result.append(layer)
+                walk(layer.sublayers)
+            }
+        }
         walk(layers)
         return result
     }
@@ -53,7 +58,8 @@ public struct Scene: Sendable, Hashable {
 
     /// Asset paths (relative to the scene file) the scene's layers name, each once, in order.
     public var assetPaths: [String] {
-        var seen = Set<String>(), result: [String] = []
+        var seen = Set<String>()
+        var result: [String] = []
         for layer in allLayers { if let path = layer.contents, seen.insert(path).inserted { result.append(path) } }
         return result
     }
@@ -70,18 +76,29 @@ public struct SceneLayer: Sendable, Hashable {
         case topLeft, topRight, bottomLeft, bottomRight
     }
 
-    public enum FillRule: String, Sendable, Hashable, CaseIterable { case nonZero = "nonzero", evenOdd = "evenodd" }
+    public enum FillRule: String, Sendable, Hashable, CaseIterable {
+        case nonZero = "nonzero"
+        case evenOdd = "evenodd"
+    }
 
     public enum Alignment: String, Sendable, Hashable, CaseIterable { case left, center, right }
 
     public struct Point: Sendable, Hashable {
         public var x: Double, y: Double
-        public init(x: Double, y: Double) { self.x = x; self.y = y }
+        public init(x: Double, y: Double) {
+            self.x = x
+            self.y = y
+        }
     }
 
     public struct Rect: Sendable, Hashable {
         public var x: Double, y: Double, width: Double, height: Double
-        public init(x: Double, y: Double, width: Double, height: Double) { self.x = x; self.y = y; self.width = width; self.height = height }
+        public init(x: Double, y: Double, width: Double, height: Double) {
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
+        }
     }
 
     /// A linear gradient (`CAGradientLayer`): points in the unit square of the bounds.
@@ -153,4 +170,3 @@ public struct SceneLayer: Sendable, Hashable {
         self.position = position
     }
 }
-

@@ -35,15 +35,25 @@ public struct LayerPresentation: Sendable, Hashable {
         if case .point(let x, let y)? = v("position") { position = .init(x: c(x), y: c(y)) }
         bounds = layer.bounds
         switch v("bounds") {
-        case .rect(let x, let y, let w, let h)?: bounds = .init(x: c(x), y: c(y), width: c(max(w, 0)), height: c(max(h, 0)))
-        case .size(let w, let h)?: bounds.width = c(max(w, 0)); bounds.height = c(max(h, 0))
+        case .rect(let x, let y, let w, let h)?:
+            bounds = .init(x: c(x), y: c(y), width: c(max(w, 0)), height: c(max(h, 0)))
+        case .size(let w, let h)?:
+            bounds.width = c(max(w, 0))
+            bounds.height = c(max(h, 0))
         default: break
         }
         anchorPoint = layer.anchorPoint
         if case .point(let x, let y)? = v("anchorPoint") { anchorPoint = .init(x: x, y: y) }
         transform = .identity
-        if case .transform(let t)? = v("transform") { transform = t; transform.translationX = c(t.translationX); transform.translationY = c(t.translationY) }
-        if case .scalar(let s)? = v("scale") { transform.scaleX = s; transform.scaleY = s }
+        if case .transform(let t)? = v("transform") {
+            transform = t
+            transform.translationX = c(t.translationX)
+            transform.translationY = c(t.translationY)
+        }
+        if case .scalar(let s)? = v("scale") {
+            transform.scaleX = s
+            transform.scaleY = s
+        }
         if case .scalar(let s)? = v("scaleX") { transform.scaleX = s }
         if case .scalar(let s)? = v("scaleY") { transform.scaleY = s }
         if case .scalar(let r)? = v("rotation") { transform.rotation = r }

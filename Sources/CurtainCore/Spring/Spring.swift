@@ -37,7 +37,12 @@ public struct Spring: Sendable, Hashable {
     public init(response: Double, dampingFraction: Double, initialVelocity: Double = 0) {
         precondition(response > 0 && dampingFraction >= 0, "invalid spring parameters")
         let omega = 2 * Double.pi / response
-        self.init(mass: 1, stiffness: omega * omega, damping: 2 * dampingFraction * omega, initialVelocity: initialVelocity)
+        self.init(
+            mass: 1,
+            stiffness: omega * omega,
+            damping: 2 * dampingFraction * omega,
+            initialVelocity: initialVelocity
+        )
     }
 
     /// UIKit's `animate(withDuration:delay:usingSpringWithDamping:initialSpringVelocity:)`.
@@ -45,21 +50,37 @@ public struct Spring: Sendable, Hashable {
     /// UIKit does not publish how it turns a duration into stiffness. We choose the stiffness
     /// (mass 1) for which the spring settles to within `epsilon` exactly at `duration`, so the
     /// animation lasts what the caller asked for; an animation then ends at exactly 1.
-    public init(duration: Double, dampingRatio: Double, initialVelocity: Double = 0, epsilon: Double = Spring.defaultEpsilon) {
+    public init(
+        duration: Double,
+        dampingRatio: Double,
+        initialVelocity: Double = 0,
+        epsilon: Double = Spring.defaultEpsilon
+    ) {
         precondition(duration > 0 && dampingRatio > 0, "invalid spring parameters")
         func settling(_ omega: Double) -> Double {
-            Spring(mass: 1, stiffness: omega * omega, damping: 2 * dampingRatio * omega, initialVelocity: initialVelocity)
-                .settlingDuration(epsilon: epsilon)
+            Spring(
+                mass: 1,
+                stiffness: omega * omega,
+                damping: 2 * dampingRatio * omega,
+                initialVelocity: initialVelocity
+            )
+            .settlingDuration(epsilon: epsilon)
         }
         // Settling time falls as ω grows; bracket, then bisect in log space.
-        var low = 1e-3, high = 1e4
+        var low = 1e-3
+        var high = 1e4
         for _ in 0..<200 {
             let mid = (low * high).squareRoot()
             if settling(mid) > duration { low = mid } else { high = mid }
             if high / low < 1 + 1e-12 { break }
         }
         let omega = high
-        self.init(mass: 1, stiffness: omega * omega, damping: 2 * dampingRatio * omega, initialVelocity: initialVelocity)
+        self.init(
+            mass: 1,
+            stiffness: omega * omega,
+            damping: 2 * dampingRatio * omega,
+            initialVelocity: initialVelocity
+        )
     }
 
     /// Settling band: settled means staying within 0.1 % of the distance from the target.
@@ -111,7 +132,10 @@ public struct Spring: Sendable, Hashable {
         } else {
             // No extremum after: |x| decays monotonically, so double until inside the band.
             high = max(low * 2, 1e-3)
-            while abs(x(high)) > epsilon { low = high; high *= 2 }
+            while abs(x(high)) > epsilon {
+                low = high
+                high *= 2
+            }
         }
         for _ in 0..<200 where high - low > 1e-12 * max(1, high) {
             let mid = (low + high) / 2
@@ -139,23 +163,31 @@ private struct Solution: Sendable, Hashable {
     init(mass: Double, stiffness: Double, damping: Double, velocity: Double) {
         let omega0 = (stiffness / mass).squareRoot()
         let zeta = damping / (2 * (stiffness * mass).squareRoot())
-        let x0 = -1.0, v0 = velocity
+        let x0 = -1.0
+        let v0 = velocity
         if abs(zeta - 1) < 1e-9 {
             regime = .criticallyDamped
-            sigma = omega0; omegaD = 0; r1 = 0; r2 = 0
-            a = x0; b = v0 + omega0 * x0
+            sigma = omega0
+            omegaD = 0
+            r1 = 0
+            r2 = 0
+            a = x0
+            b = v0 + omega0 * x0
         } else if zeta < 1 {
             regime = .underdamped
             sigma = zeta * omega0
             omegaD = omega0 * (1 - zeta * zeta).squareRoot()
-            r1 = 0; r2 = 0
-            a = x0; b = (v0 + sigma * x0) / omegaD
+            r1 = 0
+            r2 = 0
+            a = x0
+            b = (v0 + sigma * x0) / omegaD
         } else {
             regime = .overdamped
             let root = (zeta * zeta - 1).squareRoot()
             r1 = -omega0 * (zeta - root)
             r2 = -omega0 * (zeta + root)
-            sigma = 0; omegaD = 0
+            sigma = 0
+            omegaD = 0
             b = (v0 - r1 * x0) / (r2 - r1)
             a = x0 - b
         }
@@ -172,7 +204,8 @@ private struct Solution: Sendable, Hashable {
     func velocity(_ t: Double) -> Double {
         switch regime {
         case .underdamped:
-            Double.exp(-sigma * t) * ((b * omegaD - sigma * a) * Double.cos(omegaD * t) - (a * omegaD + sigma * b) * Double.sin(omegaD * t))
+            Double.exp(-sigma * t)
+                * ((b * omegaD - sigma * a) * Double.cos(omegaD * t) - (a * omegaD + sigma * b) * Double.sin(omegaD * t))
         case .criticallyDamped:
             Double.exp(-sigma * t) * (b - sigma * (a + b * t))
         case .overdamped:
@@ -188,7 +221,10 @@ private struct Solution: Sendable, Hashable {
             let phase = Double.atan2(y: b * omegaD - sigma * a, x: a * omegaD + sigma * b)
             var k = ((after * omegaD - phase) / Double.pi).rounded(.down)
             var t = (phase + k * Double.pi) / omegaD
-            while t <= after * (1 + 1e-12) + 1e-15 { k += 1; t = (phase + k * Double.pi) / omegaD }
+            while t <= after * (1 + 1e-12) + 1e-15 {
+                k += 1
+                t = (phase + k * Double.pi) / omegaD
+            }
             return t
         case .criticallyDamped:
             guard b != 0 else { return nil }

@@ -25,7 +25,10 @@ public struct CubicBezier: Sendable, Hashable {
     /// point with an error message); the y values are unbounded.
     public init(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) {
         precondition((0...1).contains(x1) && (0...1).contains(x2), "cubic-bezier x values must be within [0, 1]")
-        self.x1 = x1; self.y1 = y1; self.x2 = x2; self.y2 = y2
+        self.x1 = x1
+        self.y1 = y1
+        self.x2 = x2
+        self.y2 = y2
         cx = 3 * x1
         bx = 3 * (x2 - x1) - cx
         ax = 1 - cx - bx
@@ -88,7 +91,8 @@ public struct CubicBezier: Sendable, Hashable {
             t -= error / derivative
         }
         // Bisection: always converges, since x(t) is monotonic.
-        var low = 0.0, high = 1.0
+        var low = 0.0
+        var high = 1.0
         t = x
         while high - low > Self.epsilon * 0.5 {
             let value = sampleX(t)

@@ -41,9 +41,13 @@ public struct LinearEasing: Sendable, Hashable {
         var inputs: [Double?] = []
         for stop in stops {
             if stop.inputs.isEmpty {
-                outputs.append(stop.output); inputs.append(nil)
+                outputs.append(stop.output)
+                inputs.append(nil)
             } else {
-                for input in stop.inputs.prefix(2) { outputs.append(stop.output); inputs.append(input) }
+                for input in stop.inputs.prefix(2) {
+                    outputs.append(stop.output)
+                    inputs.append(input)
+                }
             }
         }
         // 2. Ends default to 0% and max(100%, largest input).
@@ -61,11 +65,15 @@ public struct LinearEasing: Sendable, Hashable {
         // 4. Runs without inputs are spread evenly between their neighbours.
         var i = 0
         while i < inputs.count {
-            guard inputs[i] == nil else { i += 1; continue }
+            guard inputs[i] == nil else {
+                i += 1
+                continue
+            }
             let runStart = i - 1
             var runEnd = i
             while inputs[runEnd] == nil { runEnd += 1 }
-            let from = inputs[runStart]!, to = inputs[runEnd]!
+            let from = inputs[runStart]!
+            let to = inputs[runEnd]!
             let gaps = Double(runEnd - runStart)
             for j in i..<runEnd { inputs[j] = from + (to - from) * Double(j - runStart) / gaps }
             i = runEnd
@@ -77,13 +85,20 @@ public struct LinearEasing: Sendable, Hashable {
     public func value(at input: Double) -> Double {
         // The last point whose input is ≤ input (or the first), kept so that a successor exists.
         var a = 0
-        var low = 0, high = points.count - 1
+        var low = 0
+        var high = points.count - 1
         while low <= high {
             let mid = (low + high) / 2
-            if points[mid].input <= input { a = mid; low = mid + 1 } else { high = mid - 1 }
+            if points[mid].input <= input {
+                a = mid
+                low = mid + 1
+            } else {
+                high = mid - 1
+            }
         }
         if a == points.count - 1 { a -= 1 }
-        let pa = points[a], pb = points[a + 1]
+        let pa = points[a]
+        let pb = points[a + 1]
         if pa.input == pb.input { return pb.output }
         return pa.output + (input - pa.input) / (pb.input - pa.input) * (pb.output - pa.output)
     }

@@ -35,11 +35,12 @@ public struct Steps: Sendable, Hashable {
         if position == .jumpStart || position == .jumpBoth || position == .start { step += 1 }
         if before, (input * n).truncatingRemainder(dividingBy: 1) == 0 { step -= 1 }
         if input >= 0, step < 0 { step = 0 }
-        let jumps: Double = switch position {
-        case .jumpBoth: n + 1
-        case .jumpNone: n - 1
-        default: n
-        }
+        let jumps: Double =
+            switch position {
+            case .jumpBoth: n + 1
+            case .jumpNone: n - 1
+            default: n
+            }
         if input <= 1, step > jumps { step = jumps }
         return step / jumps
     }

@@ -26,17 +26,18 @@ public struct TimingFunctionParseError: Error, Sendable, Hashable, CustomStringC
 
     /// `input: reason`, e.g. `steps(0): the step count must be at least 1`.
     public var description: String {
-        let reason = switch problem {
-        case .empty: "empty timing function"
-        case .unknownFunction(let name):
-            "unknown timing function '\(name)' (known: \(TimingFunction.named.map(\.name).joined(separator: ", ")), cubic-bezier(), steps(), linear(), spring())"
-        case .malformed(let what): what
-        case .argumentCount(let function, let expected, let got): "\(function)() takes \(expected), got \(got)"
-        case .notANumber(let argument, let text): "\(argument) is not a number: '\(text)'"
-        case .outOfRange(let argument, let range): "\(argument) must be \(range)"
-        case .unknownStepPosition(let text):
-            "unknown step position '\(text)' (expected one of \(StepPosition.allCases.map(\.rawValue).joined(separator: ", ")))"
-        }
+        let reason =
+            switch problem {
+            case .empty: "empty timing function"
+            case .unknownFunction(let name):
+                "unknown timing function '\(name)' (known: \(TimingFunction.named.map(\.name).joined(separator: ", ")), cubic-bezier(), steps(), linear(), spring())"
+            case .malformed(let what): what
+            case .argumentCount(let function, let expected, let got): "\(function)() takes \(expected), got \(got)"
+            case .notANumber(let argument, let text): "\(argument) is not a number: '\(text)'"
+            case .outOfRange(let argument, let range): "\(argument) must be \(range)"
+            case .unknownStepPosition(let text):
+                "unknown step position '\(text)' (expected one of \(StepPosition.allCases.map(\.rawValue).joined(separator: ", ")))"
+            }
         return "\(input): \(reason)"
     }
 }
@@ -69,10 +70,14 @@ extension TimingFunction {
         let name = String(input[..<open].trimmingWhitespace())
         guard input.hasSuffix(")") else { throw fail(.malformed("missing ')' at the end")) }
         let body = input[input.index(after: open)..<input.index(before: input.endIndex)]
-        guard !body.contains("("), !body.contains(")") else { throw fail(.malformed("unexpected parenthesis inside \(name)()")) }
+        guard !body.contains("("), !body.contains(")") else {
+            throw fail(.malformed("unexpected parenthesis inside \(name)()"))
+        }
 
         func number(_ text: Substring, _ argument: String) throws(TimingFunctionParseError) -> Double {
-            guard let value = parseCSSNumber(text) else { throw fail(.notANumber(argument: argument, text: String(text))) }
+            guard let value = parseCSSNumber(text) else {
+                throw fail(.notANumber(argument: argument, text: String(text)))
+            }
             return value
         }
         let arguments = body.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace() }
@@ -80,7 +85,9 @@ extension TimingFunction {
         switch name {
         case "cubic-bezier":
             guard arguments.count == 4 else {
-                throw fail(.argumentCount(function: name, expected: "4 numbers", got: arguments == [""] ? 0 : arguments.count))
+                throw fail(
+                    .argumentCount(function: name, expected: "4 numbers", got: arguments == [""] ? 0 : arguments.count)
+                )
             }
             let labels = ["x1", "y1", "x2", "y2"]
             var values: [Double] = []
@@ -92,16 +99,28 @@ extension TimingFunction {
 
         case "steps":
             guard (1...2).contains(arguments.count), arguments[0] != "" else {
-                throw fail(.argumentCount(function: name, expected: "a step count and an optional position", got: arguments == [""] ? 0 : arguments.count))
+                throw fail(
+                    .argumentCount(
+                        function: name,
+                        expected: "a step count and an optional position",
+                        got: arguments == [""] ? 0 : arguments.count
+                    )
+                )
             }
-            guard let count = Int(arguments[0]) else { throw fail(.notANumber(argument: "the step count", text: String(arguments[0]))) }
+            guard let count = Int(arguments[0]) else {
+                throw fail(.notANumber(argument: "the step count", text: String(arguments[0])))
+            }
             var position = StepPosition.end
             if arguments.count == 2 {
-                guard let parsed = StepPosition(rawValue: String(arguments[1])) else { throw fail(.unknownStepPosition(String(arguments[1]))) }
+                guard let parsed = StepPosition(rawValue: String(arguments[1])) else {
+                    throw fail(.unknownStepPosition(String(arguments[1])))
+                }
                 position = parsed
             }
             if position == .jumpNone {
-                guard count >= 2 else { throw fail(.outOfRange(argument: "the step count", range: "at least 2 with jump-none")) }
+                guard count >= 2 else {
+                    throw fail(.outOfRange(argument: "the step count", range: "at least 2 with jump-none"))
+                }
             } else {
                 guard count >= 1 else { throw fail(.outOfRange(argument: "the step count", range: "at least 1")) }
             }
@@ -134,7 +153,13 @@ extension TimingFunction {
             // WebKit's syntax separates the four numbers by spaces.
             let words = body.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
             guard words.count == 4, !body.contains(",") else {
-                throw fail(.argumentCount(function: name, expected: "4 space-separated numbers (mass stiffness damping initialVelocity)", got: words.count))
+                throw fail(
+                    .argumentCount(
+                        function: name,
+                        expected: "4 space-separated numbers (mass stiffness damping initialVelocity)",
+                        got: words.count
+                    )
+                )
             }
             let labels = ["mass", "stiffness", "damping", "initialVelocity"]
             var values: [Double] = []
@@ -142,7 +167,9 @@ extension TimingFunction {
             guard values[0] > 0 else { throw fail(.outOfRange(argument: "mass", range: "greater than 0")) }
             guard values[1] > 0 else { throw fail(.outOfRange(argument: "stiffness", range: "greater than 0")) }
             guard values[2] >= 0 else { throw fail(.outOfRange(argument: "damping", range: "at least 0")) }
-            self = .spring(Spring(mass: values[0], stiffness: values[1], damping: values[2], initialVelocity: values[3]))
+            self = .spring(
+                Spring(mass: values[0], stiffness: values[1], damping: values[2], initialVelocity: values[3])
+            )
 
         default:
             throw fail(.unknownFunction(name))

@@ -16,7 +16,12 @@ public indirect enum Expression: Sendable, Hashable {
     case call(Function, [Expression])
 
     /// The four arithmetic operators, as written.
-    public enum Operator: Character, Sendable, Hashable { case add = "+", subtract = "-", multiply = "*", divide = "/" }
+    public enum Operator: Character, Sendable, Hashable {
+        case add = "+"
+        case subtract = "-"
+        case multiply = "*"
+        case divide = "/"
+    }
 
     /// The functions an expression may call: `atan2(y, x)`, `min` and `max` take two arguments,
     /// the others one; angles are in radians.
@@ -40,10 +45,15 @@ public indirect enum Expression: Sendable, Hashable {
         case .parameter(let name):
             if let value = parameters[name] { return value }
             if name == "pi" { return .pi }
-            throw ExpressionError(text: name, column: 1, message: "unknown parameter '\(name)' (known: \(parameters.keys.sorted().joined(separator: ", ")))")
+            throw ExpressionError(
+                text: name,
+                column: 1,
+                message: "unknown parameter '\(name)' (known: \(parameters.keys.sorted().joined(separator: ", ")))"
+            )
         case .negate(let operand): return -(try operand.evaluate(parameters))
         case .binary(let op, let lhs, let rhs):
-            let a = try lhs.evaluate(parameters), b = try rhs.evaluate(parameters)
+            let a = try lhs.evaluate(parameters)
+            let b = try rhs.evaluate(parameters)
             switch op {
             case .add: return a + b
             case .subtract: return a - b
@@ -99,7 +109,11 @@ extension Expression {
     ///   bytes, or nesting deeper than `maximumDepth`.
     public init(parsing text: String) throws(ExpressionError) {
         guard text.utf8.count <= Self.maximumLength else {
-            throw ExpressionError(text: String(text.prefix(40)) + "…", column: 1, message: "longer than \(Self.maximumLength) bytes")
+            throw ExpressionError(
+                text: String(text.prefix(40)) + "…",
+                column: 1,
+                message: "longer than \(Self.maximumLength) bytes"
+            )
         }
         var parser = ExpressionParser(text: text)
         self = try parser.parseAll()
@@ -121,9 +135,14 @@ private struct ExpressionParser {
         ExpressionError(text: text, column: (column ?? position) + 1, message: message)
     }
 
-    mutating func skipSpaces() { while position < bytes.count, bytes[position] == 32 || bytes[position] == 9 { position += 1 } }
+    mutating func skipSpaces() {
+        while position < bytes.count, bytes[position] == 32 || bytes[position] == 9 { position += 1 }
+    }
 
-    mutating func peek() -> UInt8? { skipSpaces(); return position < bytes.count ? bytes[position] : nil }
+    mutating func peek() -> UInt8? {
+        skipSpaces()
+        return position < bytes.count ? bytes[position] : nil
+    }
 
     mutating func parseAll() throws(ExpressionError) -> Expression {
         let expression = try parseSum()
@@ -154,19 +173,27 @@ private struct ExpressionParser {
             position += 1
             return try nested { (p: inout ExpressionParser) throws(ExpressionError) in .negate(try p.parseUnary()) }
         }
-        if peek() == UInt8(ascii: "+") { position += 1; return try parseUnary() }
+        if peek() == UInt8(ascii: "+") {
+            position += 1
+            return try parseUnary()
+        }
         return try parsePrimary()
     }
 
-    mutating func nested(_ body: (inout ExpressionParser) throws(ExpressionError) -> Expression) throws(ExpressionError) -> Expression {
+    mutating func nested(
+        _ body: (inout ExpressionParser) throws(ExpressionError) -> Expression
+    ) throws(ExpressionError) -> Expression {
         depth += 1
         defer { depth -= 1 }
-        guard depth <= Expression.maximumDepth else { throw error("nested deeper than \(Expression.maximumDepth) levels") }
+        guard depth <= Expression.maximumDepth else {
+            throw error("nested deeper than \(Expression.maximumDepth) levels")
+        }
         return try body(&self)
     }
 
     static func isNameByte(_ c: UInt8) -> Bool {
-        (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c == UInt8(ascii: "_") || c == UInt8(ascii: ".")
+        (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c == UInt8(ascii: "_")
+            || c == UInt8(ascii: ".")
     }
 
     mutating func parsePrimary() throws(ExpressionError) -> Expression {
@@ -182,12 +209,16 @@ private struct ExpressionParser {
         if (c >= 48 && c <= 57) || c == UInt8(ascii: ".") {
             while position < bytes.count {
                 let b = bytes[position]
-                let exponentSign = (b == 43 || b == 45) && position > start && (bytes[position - 1] | 0x20) == UInt8(ascii: "e")
-                guard (b >= 48 && b <= 57) || b == UInt8(ascii: ".") || (b | 0x20) == UInt8(ascii: "e") || exponentSign else { break }
+                let exponentSign =
+                    (b == 43 || b == 45) && position > start && (bytes[position - 1] | 0x20) == UInt8(ascii: "e")
+                guard (b >= 48 && b <= 57) || b == UInt8(ascii: ".") || (b | 0x20) == UInt8(ascii: "e") || exponentSign
+                else { break }
                 position += 1
             }
             let literal = String(decoding: bytes[start..<position], as: UTF8.self)
-            guard let value = parseCSSNumber(Substring(literal)) else { throw error("'\(literal)' is not a number", at: start) }
+            guard let value = parseCSSNumber(Substring(literal)) else {
+                throw error("'\(literal)' is not a number", at: start)
+            }
             return .number(value)
         }
         guard Self.isNameByte(c), !(c >= 48 && c <= 57) else {
@@ -197,7 +228,10 @@ private struct ExpressionParser {
         let name = String(decoding: bytes[start..<position], as: UTF8.self)
         guard peek() == UInt8(ascii: "(") else { return .parameter(name) }
         guard let function = Expression.Function(rawValue: name) else {
-            throw error("unknown function '\(name)' (known: \(Expression.Function.allCases.map(\.rawValue).joined(separator: ", ")))", at: start)
+            throw error(
+                "unknown function '\(name)' (known: \(Expression.Function.allCases.map(\.rawValue).joined(separator: ", ")))",
+                at: start
+            )
         }
         position += 1
         var arguments: [Expression] = []
@@ -210,7 +244,10 @@ private struct ExpressionParser {
         guard peek() == UInt8(ascii: ")") else { throw error("expected ')' or ','") }
         position += 1
         guard arguments.count == function.arity else {
-            throw error("\(name)() takes \(function.arity) argument\(function.arity == 1 ? "" : "s"), got \(arguments.count)", at: start)
+            throw error(
+                "\(name)() takes \(function.arity) argument\(function.arity == 1 ? "" : "s"), got \(arguments.count)",
+                at: start
+            )
         }
         return .call(function, arguments)
     }

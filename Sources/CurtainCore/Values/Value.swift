@@ -82,8 +82,18 @@ public enum Value: Sendable, Hashable {
         case .point: .point(x: c(0), y: c(1))
         case .size: .size(width: c(0), height: c(1))
         case .rect: .rect(x: c(0), y: c(1), width: c(2), height: c(3))
-        case .transform: .transform(Transform(scaleX: c(0), scaleY: c(1), rotation: c(2), translationX: c(3), translationY: c(4),
-                                              rotationY: c(5), m34: c(6)))
+        case .transform:
+            .transform(
+                Transform(
+                    scaleX: c(0),
+                    scaleY: c(1),
+                    rotation: c(2),
+                    translationX: c(3),
+                    translationY: c(4),
+                    rotationY: c(5),
+                    m34: c(6)
+                )
+            )
         case .color: .color(Color(red: c(0), green: c(1), blue: c(2), alpha: c(3)))
         }
     }
@@ -100,12 +110,26 @@ public enum Value: Sendable, Hashable {
         case (.rect(let x1, let y1, let w1, let h1), .rect(let x2, let y2, let w2, let h2)):
             return .rect(x: mix(x1, x2), y: mix(y1, y2), width: mix(w1, w2), height: mix(h1, h2))
         case (.transform(let t1), .transform(let t2)):
-            return .transform(Transform(
-                scaleX: mix(t1.scaleX, t2.scaleX), scaleY: mix(t1.scaleY, t2.scaleY), rotation: mix(t1.rotation, t2.rotation),
-                translationX: mix(t1.translationX, t2.translationX), translationY: mix(t1.translationY, t2.translationY),
-                rotationY: mix(t1.rotationY, t2.rotationY), m34: mix(t1.m34, t2.m34)))
+            return .transform(
+                Transform(
+                    scaleX: mix(t1.scaleX, t2.scaleX),
+                    scaleY: mix(t1.scaleY, t2.scaleY),
+                    rotation: mix(t1.rotation, t2.rotation),
+                    translationX: mix(t1.translationX, t2.translationX),
+                    translationY: mix(t1.translationY, t2.translationY),
+                    rotationY: mix(t1.rotationY, t2.rotationY),
+                    m34: mix(t1.m34, t2.m34)
+                )
+            )
         case (.color(let c1), .color(let c2)):
-            return .color(Color(red: mix(c1.red, c2.red), green: mix(c1.green, c2.green), blue: mix(c1.blue, c2.blue), alpha: mix(c1.alpha, c2.alpha)))
+            return .color(
+                Color(
+                    red: mix(c1.red, c2.red),
+                    green: mix(c1.green, c2.green),
+                    blue: mix(c1.blue, c2.blue),
+                    alpha: mix(c1.alpha, c2.alpha)
+                )
+            )
         default:
             return f < 0.5 ? a : b
         }
@@ -120,13 +144,26 @@ public enum Value: Sendable, Hashable {
         let property = key.split(separator: ".").last.map(String.init) ?? key
         switch c.count {
         case 1: self = .scalar(c[0])
-        case 2: self = property == "bounds" || property == "size" ? .size(width: c[0], height: c[1]) : .point(x: c[0], y: c[1])
+        case 2:
+            self =
+                property == "bounds" || property == "size" ? .size(width: c[0], height: c[1]) : .point(x: c[0], y: c[1])
         case 4:
-            self = property.lowercased().hasSuffix("color")
-                ? .color(Color(red: c[0], green: c[1], blue: c[2], alpha: c[3])) : .rect(x: c[0], y: c[1], width: c[2], height: c[3])
+            self =
+                property.lowercased().hasSuffix("color")
+                ? .color(Color(red: c[0], green: c[1], blue: c[2], alpha: c[3]))
+                : .rect(x: c[0], y: c[1], width: c[2], height: c[3])
         case 5, 7:
-            self = .transform(Transform(scaleX: c[0], scaleY: c[1], rotation: c[2], translationX: c[3], translationY: c[4],
-                                        rotationY: c.count == 7 ? c[5] : 0, m34: c.count == 7 ? c[6] : 0))
+            self = .transform(
+                Transform(
+                    scaleX: c[0],
+                    scaleY: c[1],
+                    rotation: c[2],
+                    translationX: c[3],
+                    translationY: c[4],
+                    rotationY: c.count == 7 ? c[5] : 0,
+                    m34: c.count == 7 ? c[6] : 0
+                )
+            )
         default: return nil
         }
     }
@@ -163,8 +200,15 @@ public struct Transform: Sendable, Hashable {
     public var m34: Double
 
     /// Every part defaults to no change.
-    public init(scaleX: Double = 1, scaleY: Double = 1, rotation: Double = 0, translationX: Double = 0, translationY: Double = 0,
-                rotationY: Double = 0, m34: Double = 0) {
+    public init(
+        scaleX: Double = 1,
+        scaleY: Double = 1,
+        rotation: Double = 0,
+        translationX: Double = 0,
+        translationY: Double = 0,
+        rotationY: Double = 0,
+        m34: Double = 0
+    ) {
         self.scaleX = scaleX
         self.scaleY = scaleY
         self.rotation = rotation

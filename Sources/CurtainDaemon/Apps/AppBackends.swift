@@ -57,7 +57,13 @@ struct AppBackends: AppSupervisor {
         await units.ended(launch)
     }
 
-    func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
+    func retarget(
+        from: LaunchID,
+        to: LaunchID,
+        _ destination: Destination,
+        route: Route,
+        snapshot: ConfigurationSnapshot
+    ) async {
         let backend = backend(of: from)
         unitLaunches.launches.withLock {
             if $0.remove(from) != nil { $0.insert(to) }

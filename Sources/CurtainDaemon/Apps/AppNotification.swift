@@ -28,7 +28,9 @@ struct AppNotification: Sendable, Equatable {
         errno = message.errno
         extendSeconds = message.extendTimeoutMicroseconds.map { Double($0) / 1_000_000 }
         if let text = message.fields[Self.elementsKey] {
-            if let parsed = try? JSONParser.parse(Array(text.utf8)), case .object = parsed, let frames = try? ReportedElementsReader.read(parsed) {
+            if let parsed = try? JSONParser.parse(Array(text.utf8)), case .object = parsed,
+                let frames = try? ReportedElementsReader.read(parsed)
+            {
                 elements = frames
             } else {
                 refused.append("X_CURTAIN_ELEMENTS dropped: not an object of frames")
@@ -36,7 +38,9 @@ struct AppNotification: Sendable, Equatable {
         }
         if let name = message.fields[Self.stageKey] {
             // READY=1 is how an app says `ready`: the key names only the stages before it.
-            if let parsed = ReadinessStage(rawValue: name), parsed != .ready { stage = parsed } else {
+            if let parsed = ReadinessStage(rawValue: name), parsed != .ready {
+                stage = parsed
+            } else {
                 refused.append("X_CURTAIN_STAGE='\(name)' ignored: not skeleton, content or interactive")
             }
         }

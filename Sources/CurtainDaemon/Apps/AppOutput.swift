@@ -1,8 +1,9 @@
+import Logging
+import Systemd
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Logging
-import Systemd
 
 /// An app's standard output and error, line by line, into the journal under the app's own
 /// identifier with CURTAIN_APP= and CURTAIN_LAUNCH_ID=. Read on a thread of its own until
@@ -25,7 +26,10 @@ enum AppOutput {
                     pending.removeSubrange(...newline)
                 }
                 // A line without an end in sight is cut, not grown without bound.
-                if pending.count > maximumLine { emit(pending[...], logger); pending.removeAll() }
+                if pending.count > maximumLine {
+                    emit(pending[...], logger)
+                    pending.removeAll()
+                }
             }
             if !pending.isEmpty { emit(pending[...], logger) }
         }

@@ -12,7 +12,13 @@ protocol AppSupervisor: Sendable {
     func release(_ launch: LaunchID) async
     /// Launch `to` takes over launch `from`'s app (a retarget to the same app): the instance
     /// keeps running and gets the new destination — now if it can take it, else once it can.
-    func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async
+    func retarget(
+        from: LaunchID,
+        to: LaunchID,
+        _ destination: Destination,
+        route: Route,
+        snapshot: ConfigurationSnapshot
+    ) async
     /// The launch has ended (revealed, failed or cancelled): an attached app that was told to
     /// hide elements for it shows them again.
     func ended(_ launch: LaunchID) async
@@ -71,5 +77,11 @@ struct ExternalApps: AppSupervisor {
     var events: AsyncStream<AppEvent> { AsyncStream { $0.finish() } }
     func start(_ launch: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {}
     func release(_ launch: LaunchID) async {}
-    func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {}
+    func retarget(
+        from: LaunchID,
+        to: LaunchID,
+        _ destination: Destination,
+        route: Route,
+        snapshot: ConfigurationSnapshot
+    ) async {}
 }

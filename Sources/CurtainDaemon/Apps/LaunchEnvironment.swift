@@ -9,10 +9,18 @@ enum LaunchEnvironment {
     /// `CURTAIN_LAUNCH_ID`, `CURTAIN_APP`, `CURTAIN_ROUTE_KIND`, `CURTAIN_SCREEN`,
     /// `CURTAIN_PARAMS` (a JSON object of strings, keys sorted) and, when curtaind serves
     /// io.curtain.App, `CURTAIN_SOCKET`; in this order.
-    static func variables(launch: LaunchID, app: String, route: Route, destination: Destination, apiSocket: String?) -> [(String, String)] {
+    static func variables(
+        launch: LaunchID,
+        app: String,
+        route: Route,
+        destination: Destination,
+        apiSocket: String?
+    ) -> [(String, String)] {
         let parameters = JSONValue.object(destination.parameters.mapValues { .string($0.description) })
-        var variables = [("CURTAIN_LAUNCH_ID", "\(launch)"), ("CURTAIN_APP", app), ("CURTAIN_ROUTE_KIND", kind(of: route)),
-                         ("CURTAIN_SCREEN", destination.screen), ("CURTAIN_PARAMS", JSONWriter.string(parameters, sortedKeys: true))]
+        var variables = [
+            ("CURTAIN_LAUNCH_ID", "\(launch)"), ("CURTAIN_APP", app), ("CURTAIN_ROUTE_KIND", kind(of: route)),
+            ("CURTAIN_SCREEN", destination.screen), ("CURTAIN_PARAMS", JSONWriter.string(parameters, sortedKeys: true)),
+        ]
         if let apiSocket { variables.append(("CURTAIN_SOCKET", apiSocket)) }
         return variables
     }

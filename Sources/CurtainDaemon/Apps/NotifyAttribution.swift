@@ -64,7 +64,9 @@ struct NotifyAttribution<Message: Sendable>: Sendable {
 
     /// The held messages whose window has passed at `now`, rejected for good (with their sender).
     mutating func expire(at now: Duration) -> [(pid: pid_t, session: pid_t, message: Message)] {
-        let due = { (entry: (arrived: Duration, pid: pid_t, session: pid_t, message: Message)) in now - entry.arrived >= Self.window }
+        let due = { (entry: (arrived: Duration, pid: pid_t, session: pid_t, message: Message)) in
+            now - entry.arrived >= Self.window
+        }
         let expired = waiting.filter(due).map { ($0.pid, $0.session, $0.message) }
         waiting.removeAll(where: due)
         return expired

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CNotify
 import CurtainConfig
 import CurtainCore
-import CNotify
 import Logging
 import Subprocess
 import SystemPackage
 import Systemd
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Spawns each launch's app (swift-subprocess) in a session of its own, with the destination
 /// in its environment and argv and NOTIFY_SOCKET pointing at curtaind; takes its readiness
@@ -50,7 +51,7 @@ actor ProcessSupervisor: AppSupervisor {
     /// this many (the oldest are forgotten: their starts are long over).
     static let earlyReleaseLimit = 64
 
-    private var instances: [pid_t: Instance] = [:]          // by session (= the app's pid)
+    private var instances: [pid_t: Instance] = [:]  // by session (= the app's pid)
     private var byLaunch: [LaunchID: pid_t] = [:]
     /// Launches whose app is being spawned (not yet registered), and releases that came early.
     private var starting: Set<LaunchID> = []
@@ -88,7 +89,13 @@ actor ProcessSupervisor: AppSupervisor {
     /// another program (a test) must never reap that program's own children.
     private let sweepsOrphans: Bool
 
-    init(notifySocket path: String, apiSocket: String?, runtime: RuntimeState? = nil, sweepsOrphans: Bool = false, logger: Logger) throws {
+    init(
+        notifySocket path: String,
+        apiSocket: String?,
+        runtime: RuntimeState? = nil,
+        sweepsOrphans: Bool = false,
+        logger: Logger
+    ) throws {
         self.apiSocket = apiSocket
         self.runtime = runtime
         self.sweepsOrphans = sweepsOrphans
@@ -147,9 +154,18 @@ actor ProcessSupervisor: AppSupervisor {
     }
 
     /// Handles on the processes of `instance`'s app now (its tree and its orphans).
-    private func processes(of instance: Instance, in table: [pid_t: ProcessTree.Entry], includeMain: Bool = true) -> [ProcessTree.Handle] {
+    private func processes(
+        of instance: Instance,
+        in table: [pid_t: ProcessTree.Entry],
+        includeMain: Bool = true
+    ) -> [ProcessTree.Handle] {
         let others = Set(instances.keys).subtracting([instance.pid])
-        let entries = ProcessTree.processes(launch: instance.launch.value, main: includeMain ? instance.pid : nil, exclude: others, in: table)
+        let entries = ProcessTree.processes(
+            launch: instance.launch.value,
+            main: includeMain ? instance.pid : nil,
+            exclude: others,
+            in: table
+        )
         runtime?.setProcesses(launch: instance.launch.value, app: instance.app, entries)
         return entries.compactMap { ProcessTree.Handle($0, reap: $0.pid != instance.pid) }
     }
@@ -170,7 +186,8 @@ actor ProcessSupervisor: AppSupervisor {
     private func reapOrphans() {
         guard sweepsOrphans, starting.isEmpty, Self.hasExitedChild() else { return }
         let me = getpid()
-        for entry in ProcessTree.snapshot().values where entry.parent == me && entry.zombie && instances[entry.pid] == nil {
+        for entry in ProcessTree.snapshot().values
+        where entry.parent == me && entry.zombie && instances[entry.pid] == nil {
             var status: Int32 = 0
             _ = waitpid(entry.pid, &status, WNOHANG)
         }
@@ -182,7 +199,7 @@ actor ProcessSupervisor: AppSupervisor {
     /// launch's cost in `make bench` scenario 6; issue 18).
     static func hasExitedChild() -> Bool {
         var info = siginfo_t()
-        guard waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return false }   // ECHILD: no children
+        guard waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return false }  // ECHILD: no children
         return info._sifields._sigchld.si_pid != 0
     }
 
@@ -191,7 +208,10 @@ actor ProcessSupervisor: AppSupervisor {
     func start(_ id: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
         // Released before it started (the release's task ran first): nothing to start.
         if releasedEarly.remove(id) != nil || stopping {
-            return logger.info("app of launch \(id) not started: the launch ended before its start", metadata: ["curtain_launch_id": "\(id)"])
+            return logger.info(
+                "app of launch \(id) not started: the launch ended before its start",
+                metadata: ["curtain_launch_id": "\(id)"]
+            )
         }
         guard let app = snapshot.app(named: destination.app) else {
             return publisher.failed(id, "no app '\(destination.app)' in the configuration")
@@ -212,14 +232,20 @@ actor ProcessSupervisor: AppSupervisor {
                 }
             }
         }
-        if app.exec.isEmpty { return }   // started elsewhere; it reports through io.curtain.App
+        if app.exec.isEmpty { return }  // started elsewhere; it reports through io.curtain.App
         let argv = app.arguments(for: destination)
         guard let program = argv.first, program.hasPrefix("/") else {
             return publisher.failed(id, "app '\(app.name)': exec must start with an absolute path")
         }
         var environment: [Environment.Key: String?] = [:]
         for (key, value) in app.environment { environment[Environment.Key(stringLiteral: key)] = value }
-        for (key, value) in LaunchEnvironment.variables(launch: id, app: app.name, route: route, destination: destination, apiSocket: apiSocket) {
+        for (key, value) in LaunchEnvironment.variables(
+            launch: id,
+            app: app.name,
+            route: route,
+            destination: destination,
+            apiSocket: apiSocket
+        ) {
             environment[Environment.Key(stringLiteral: key)] = value
         }
         environment["NOTIFY_SOCKET"] = receiver.path
@@ -237,33 +263,47 @@ actor ProcessSupervisor: AppSupervisor {
         options.createSession = true
         let (started, announce) = AsyncStream.makeStream(of: pid_t.self)
         let configuration = Subprocess.Configuration(
-            executable: .path(FilePath(program)), arguments: Arguments(Array(argv.dropFirst())),
-            environment: .inherit.updating(environment), workingDirectory: app.workingDirectory.map { FilePath($0) },
-            platformOptions: options)
+            executable: .path(FilePath(program)),
+            arguments: Arguments(Array(argv.dropFirst())),
+            environment: .inherit.updating(environment),
+            workingDirectory: app.workingDirectory.map { FilePath($0) },
+            platformOptions: options
+        )
         let (output, error) = (ends[1], errorEnd)
         let logger = self.logger
         starting.insert(id)
         Task.detached { [weak self] in
             do {
                 let result = try await Subprocess.run(
-                    configuration, input: .none,
+                    configuration,
+                    input: .none,
                     output: .fileDescriptor(FileDescriptor(rawValue: output), closeAfterSpawningProcess: true),
                     error: .fileDescriptor(FileDescriptor(rawValue: error), closeAfterSpawningProcess: true)
                 ) { execution in
                     // Registered (and any message that raced ahead handled) before the exit
                     // can be taken: `exited` runs only after this returns.
-                    await self?.register(Instance(launch: id, app: app.name, pid: execution.processIdentifier.value,
-                                                                 destination: destination, spawnLaunch: id))
+                    await self?.register(
+                        Instance(
+                            launch: id,
+                            app: app.name,
+                            pid: execution.processIdentifier.value,
+                            destination: destination,
+                            spawnLaunch: id
+                        )
+                    )
                     announce.finish()
                 }
                 await self?.exited(id, status: result.terminationStatus)
             } catch {
                 announce.finish()
-                logger.error("cannot start app", metadata: ["curtain_app": "\(app.name)", "curtain_launch_id": "\(id)", "error": "\(error)"])
+                logger.error(
+                    "cannot start app",
+                    metadata: ["curtain_app": "\(app.name)", "curtain_launch_id": "\(id)", "error": "\(error)"]
+                )
                 await self?.failedToStart(id, app: app.name, error: "\(error)")
             }
         }
-        for await _ in started {}   // until it is registered (or could not start)
+        for await _ in started {}  // until it is registered (or could not start)
     }
 
     /// io.curtain.App.Attach: deliveries for `app` until the stream ends. A destination a
@@ -271,8 +311,11 @@ actor ProcessSupervisor: AppSupervisor {
     func attach(_ app: String) -> (token: Int, deliveries: AsyncStream<Delivery>) {
         let (token, stream) = warm.attach(app)
         logger.info("app attached for warm starts", metadata: ["curtain_app": "\(app)"])
-        if let (pid, instance) = instances.first(where: { $0.value.app == app && $0.value.pending != nil && !$0.value.released }),
-           let pending = instance.pending {
+        if let (pid, instance) = instances.first(where: {
+            $0.value.app == app && $0.value.pending != nil && !$0.value.released
+        }),
+            let pending = instance.pending
+        {
             instances[pid]?.pending = nil
             Task { await self.deliverPending(pid, launch: instance.launch, pending) }
         }
@@ -283,16 +326,26 @@ actor ProcessSupervisor: AppSupervisor {
     /// readiness counts for `to`. A different destination is delivered to it over
     /// io.curtain.App if it is attached, or as soon as it attaches; one that becomes ready
     /// without having attached is treated as a warm start (`warm`: restart or reveal-now).
-    func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
+    func retarget(
+        from: LaunchID,
+        to: LaunchID,
+        _ destination: Destination,
+        route: Route,
+        snapshot: ConfigurationSnapshot
+    ) async {
         guard let pid = byLaunch.removeValue(forKey: from), var instance = instances[pid], !instance.released else {
             return await start(to, destination, route: route, snapshot: snapshot)
         }
         byLaunch[to] = pid
         instance.launch = to
         instances[pid] = instance
-        logger.info("app handed over to a retargeted launch", metadata: [
-            "curtain_app": "\(instance.app)", "curtain_launch_id": "\(to)", "curtain_app_pid": "\(pid)", "curtain_retargeted_from": "\(from)",
-        ])
+        logger.info(
+            "app handed over to a retargeted launch",
+            metadata: [
+                "curtain_app": "\(instance.app)", "curtain_launch_id": "\(to)", "curtain_app_pid": "\(pid)",
+                "curtain_retargeted_from": "\(from)",
+            ]
+        )
         guard destination != instance.destination else { return }
         if await deliver(to, instance.app, route, destination, hide: Self.hidden(snapshot)) {
             instances[pid]?.destination = destination
@@ -303,10 +356,14 @@ actor ProcessSupervisor: AppSupervisor {
         }
     }
 
-    private func deliverPending(_ pid: pid_t, launch: LaunchID,
-                                _ pending: (route: Route, destination: Destination, snapshot: ConfigurationSnapshot)) async {
+    private func deliverPending(
+        _ pid: pid_t,
+        launch: LaunchID,
+        _ pending: (route: Route, destination: Destination, snapshot: ConfigurationSnapshot)
+    ) async {
         guard let instance = instances[pid], instance.launch == launch else { return }
-        if await deliver(launch, instance.app, pending.route, pending.destination, hide: Self.hidden(pending.snapshot)) {
+        if await deliver(launch, instance.app, pending.route, pending.destination, hide: Self.hidden(pending.snapshot))
+        {
             instances[pid]?.destination = pending.destination
             instances[pid]?.redirected = true
         } else if instances[pid]?.launch == launch, instances[pid]?.pending == nil {
@@ -321,14 +378,25 @@ actor ProcessSupervisor: AppSupervisor {
 
     /// The route to `app`'s attached streams, newest first; whether one took it (also the
     /// unit backend's warm start).
-    func deliver(_ id: LaunchID, _ app: String, _ route: Route, _ destination: Destination, hide: [String] = []) async -> Bool {
+    func deliver(
+        _ id: LaunchID,
+        _ app: String,
+        _ route: Route,
+        _ destination: Destination,
+        hide: [String] = []
+    ) async -> Bool {
         let delivery = AppDelivery(launch: id, route: route, destination: destination, hide: hide)
         for (token, stream) in warm.streams(of: app) {
             let delivered = await withCheckedContinuation { continuation in
-                if case .terminated = stream.yield(.delivery(delivery, continuation)) { continuation.resume(returning: false) }
+                if case .terminated = stream.yield(.delivery(delivery, continuation)) {
+                    continuation.resume(returning: false)
+                }
             }
             if delivered {
-                logger.info("route delivered to the attached app", metadata: ["curtain_app": "\(app)", "curtain_launch_id": "\(id)"])
+                logger.info(
+                    "route delivered to the attached app",
+                    metadata: ["curtain_app": "\(app)", "curtain_launch_id": "\(id)"]
+                )
                 warm.delivered(id, app: app, token: token, hiding: hide)
                 return true
             }
@@ -345,10 +413,15 @@ actor ProcessSupervisor: AppSupervisor {
             // Its app may be spawning right now (or its start not begun): stopped once it
             // registers, never started.
             releasedEarly.insert(id)
-            if releasedEarly.count > Self.earlyReleaseLimit, let oldest = releasedEarly.min() { releasedEarly.remove(oldest) }
+            if releasedEarly.count > Self.earlyReleaseLimit, let oldest = releasedEarly.min() {
+                releasedEarly.remove(oldest)
+            }
             return
         }
-        logger.info("app of launch \(id) released: stopping all its processes", metadata: ["curtain_launch_id": "\(id)"])
+        logger.info(
+            "app of launch \(id) released: stopping all its processes",
+            metadata: ["curtain_launch_id": "\(id)"]
+        )
         instances[pid]?.released = true
         teardown(pid)
     }
@@ -377,13 +450,20 @@ actor ProcessSupervisor: AppSupervisor {
             runtime?.setProcesses(launch: instance.launch.value, app: instance.app, [entry])
         }
         if releasedEarly.remove(instance.launch) != nil || stopping {
-            logger.info("app of launch \(instance.launch) stopped at once: the launch ended while it was being started",
-                        metadata: ["curtain_app": "\(instance.app)", "curtain_launch_id": "\(instance.launch)"])
+            logger.info(
+                "app of launch \(instance.launch) stopped at once: the launch ended while it was being started",
+                metadata: ["curtain_app": "\(instance.app)", "curtain_launch_id": "\(instance.launch)"]
+            )
             teardown(instance.pid)
             return
         }
-        logger.info("app started", metadata: ["curtain_app": "\(instance.app)", "curtain_launch_id": "\(instance.launch)",
-                                             "curtain_app_pid": "\(instance.pid)"])
+        logger.info(
+            "app started",
+            metadata: [
+                "curtain_app": "\(instance.app)", "curtain_launch_id": "\(instance.launch)",
+                "curtain_app_pid": "\(instance.pid)",
+            ]
+        )
         // Messages that raced ahead of the registration, in the order they came.
         for datagram in waiting { await handle(datagram) }
     }
@@ -402,12 +482,15 @@ actor ProcessSupervisor: AppSupervisor {
         instances[pid] = nil
         attribution.unregister(pid)
         byLaunch[id] = nil
-        let how = switch status {
-        case .exited(let code): "status \(code)"
-        case .signaled(let signal): "signal \(signal) (\(String(cString: strsignal(signal))))"
-        }
-        var fields: Logger.Metadata = ["curtain_app": "\(instance.app)", "curtain_launch_id": "\(id)",
-                                       "curtain_app_pid": "\(pid)", "curtain_exit": "\(how)"]
+        let how =
+            switch status {
+            case .exited(let code): "status \(code)"
+            case .signaled(let signal): "signal \(signal) (\(String(cString: strsignal(signal))))"
+            }
+        var fields: Logger.Metadata = [
+            "curtain_app": "\(instance.app)", "curtain_launch_id": "\(id)",
+            "curtain_app_pid": "\(pid)", "curtain_exit": "\(how)",
+        ]
         if let status = instance.lastStatus { fields["curtain_app_status"] = "\(status)" }
         logger.log(.appExited, "app exited with \(how)", fields)
         // Whatever it left behind, in its group or re-parented here (as systemd stops a
@@ -438,40 +521,70 @@ actor ProcessSupervisor: AppSupervisor {
     private func expireUnattributed() {
         let now = ContinuousClock.now
         for entry in attribution.expire(at: elapsed()) {
-            senderLog.warning(logger, "notify message from a process outside every app rejected", pid: entry.pid,
-                              metadata: ["curtain_sender_session": "\(entry.session)"], at: now)
+            senderLog.warning(
+                logger,
+                "notify message from a process outside every app rejected",
+                pid: entry.pid,
+                metadata: ["curtain_sender_session": "\(entry.session)"],
+                at: now
+            )
         }
     }
 
     private func handle(_ datagram: NotifyReceiver.Datagram) async {
         let now = ContinuousClock.now
         if datagram.truncated {
-            return senderLog.warning(logger, "notify message dropped: longer than \(NotifyMessage.maximumSize) bytes", pid: datagram.pid, at: now)
+            return senderLog.warning(
+                logger,
+                "notify message dropped: longer than \(NotifyMessage.maximumSize) bytes",
+                pid: datagram.pid,
+                at: now
+            )
         }
-        guard let owner = attribution.owner(pid: datagram.pid, session: datagram.session), let instance = instances[owner] else {
+        guard let owner = attribution.owner(pid: datagram.pid, session: datagram.session),
+            let instance = instances[owner]
+        else {
             // A unit's process (the unit backend asks systemd), or an app being registered
             // right now (held for a while), or a stranger.
             if let unitClaim, await unitClaim(datagram) { return }
             switch attribution.attribute(datagram, pid: datagram.pid, session: datagram.session, at: elapsed()) {
             case .app:
-                await handle(datagram)   // its app registered while the unit backend was asked
+                await handle(datagram)  // its app registered while the unit backend was asked
             case .held:
                 Task {
-                    try? await Task.sleep(for: NotifyAttribution<NotifyReceiver.Datagram>.window + .milliseconds(10))   // the window itself
+                    // the window itself
+                    try? await Task.sleep(for: NotifyAttribution<NotifyReceiver.Datagram>.window + .milliseconds(10))
                     self.expireUnattributed()
                 }
             case .rejected:
-                senderLog.warning(logger, "notify message from a process outside every app rejected", pid: datagram.pid, at: now)
+                senderLog.warning(
+                    logger,
+                    "notify message from a process outside every app rejected",
+                    pid: datagram.pid,
+                    at: now
+                )
             }
             return
         }
         let message: NotifyMessage
         do { message = try NotifyMessage(parsing: datagram.bytes) } catch {
-            return senderLog.warning(logger, "notify message dropped: \(error)", pid: datagram.pid, metadata: ["curtain_app": "\(instance.app)"], at: now)
+            return senderLog.warning(
+                logger,
+                "notify message dropped: \(error)",
+                pid: datagram.pid,
+                metadata: ["curtain_app": "\(instance.app)"],
+                at: now
+            )
         }
         let note = AppNotification(message)
         for refused in note.refused {
-            senderLog.warning(logger, "\(refused)", pid: datagram.pid, metadata: ["curtain_app": "\(instance.app)"], at: now)
+            senderLog.warning(
+                logger,
+                "\(refused)",
+                pid: datagram.pid,
+                metadata: ["curtain_app": "\(instance.app)"],
+                at: now
+            )
         }
         if let status = note.status { instances[owner]?.lastStatus = status }
         if let elements = note.elements { instances[owner]?.elements = elements }

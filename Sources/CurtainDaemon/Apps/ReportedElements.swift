@@ -23,15 +23,25 @@ enum ReportedElementsReader {
         guard object.count <= maximumElements else { throw Refusal(parameter: "elements") }
         var result: ReportedElements = [:]
         for (id, frame) in object {
-            guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }) else {
+            guard (1...64).contains(id.utf8.count),
+                id.utf8.allSatisfy({
+                    $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0)
+                })
+            else {
                 throw Refusal(parameter: "elements")
             }
             func number(_ key: String, _ range: ClosedRange<Double>) throws(Refusal) -> Double {
-                guard case let n? = frame[key]?.number, n.isFinite, range.contains(n) else { throw Refusal(parameter: "elements.\(id).\(key)") }
+                guard case let n? = frame[key]?.number, n.isFinite, range.contains(n) else {
+                    throw Refusal(parameter: "elements.\(id).\(key)")
+                }
                 return n
             }
-            let f = Hero.Frame(x: try number("x", WireLimits.elementCoordinate), y: try number("y", WireLimits.elementCoordinate),
-                               width: try number("width", WireLimits.elementSize), height: try number("height", WireLimits.elementSize))
+            let f = Hero.Frame(
+                x: try number("x", WireLimits.elementCoordinate),
+                y: try number("y", WireLimits.elementCoordinate),
+                width: try number("width", WireLimits.elementSize),
+                height: try number("height", WireLimits.elementSize)
+            )
             // Hero's modifiers for this element (seed 004), as a scene's heroModifiers.
             var modifiers = Hero.ElementModifiers()
             if let given = frame["modifiers"], given != .null {

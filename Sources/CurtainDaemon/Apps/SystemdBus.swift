@@ -1,10 +1,11 @@
 import CSystemdBus
 import Dispatch
+import Synchronization
+import Systemd
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
-import Systemd
 
 /// systemd's manager on the system bus (sd-bus, through `CSystemdBus`): method calls on one
 /// connection, signals on another that a thread of its own reads. sd-bus connections are not
@@ -21,7 +22,7 @@ final class SystemdBus: Sendable {
     }
 
     /// How long the signal thread waits for traffic before it looks whether it should stop.
-    static let pollInterval: UInt64 = 200_000   // µs
+    static let pollInterval: UInt64 = 200_000  // µs
 
     let signals: AsyncStream<Signal>
     private let calls: Mutex<OpaquePointer?>
@@ -50,15 +51,23 @@ final class SystemdBus: Sendable {
         signals = stream
         sink = Sink(continuation)
         var error = [CChar](repeating: 0, count: 512)
-        r = curtain_bus_subscribe(watch, { kind, name, state, jobResult, context in
-            guard let context, let name else { return }
-            let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
-            if kind == Int32(CURTAIN_BUS_PROPERTIES.rawValue), let state {
-                sink.continuation.yield(.properties(path: String(cString: name), SystemdBus.state(state.pointee)))
-            } else if kind == Int32(CURTAIN_BUS_JOB_REMOVED.rawValue), let jobResult {
-                sink.continuation.yield(.jobRemoved(unit: String(cString: name), result: String(cString: jobResult)))
-            }
-        }, Unmanaged.passUnretained(sink).toOpaque(), &error, error.count)
+        r = curtain_bus_subscribe(
+            watch,
+            { kind, name, state, jobResult, context in
+                guard let context, let name else { return }
+                let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+                if kind == Int32(CURTAIN_BUS_PROPERTIES.rawValue), let state {
+                    sink.continuation.yield(.properties(path: String(cString: name), SystemdBus.state(state.pointee)))
+                } else if kind == Int32(CURTAIN_BUS_JOB_REMOVED.rawValue), let jobResult {
+                    sink.continuation.yield(
+                        .jobRemoved(unit: String(cString: name), result: String(cString: jobResult))
+                    )
+                }
+            },
+            Unmanaged.passUnretained(sink).toOpaque(),
+            &error,
+            error.count
+        )
         guard r >= 0 else {
             curtain_bus_close(watch)
             calls.withLock { curtain_bus_close($0) }
@@ -68,18 +77,27 @@ final class SystemdBus: Sendable {
         let sink = self.sink
         let started = DetachedThread.start(name: "systemd-bus") {
             // Retains the sink (the callback's context) for as long as the connection lives.
-            while !sink.stopping.load(ordering: .acquiring), curtain_bus_process(watchBus.value, Self.pollInterval) >= 0 {}
+            while !sink.stopping.load(ordering: .acquiring), curtain_bus_process(watchBus.value, Self.pollInterval) >= 0
+            {}
             curtain_bus_close(watchBus.value)
             sink.continuation.finish()
         }
         guard started else {
             curtain_bus_close(watch)
-            calls.withLock { curtain_bus_close($0); $0 = nil }
+            calls.withLock {
+                curtain_bus_close($0)
+                $0 = nil
+            }
             throw Failure(description: "cannot start the thread that reads systemd's signals")
         }
     }
 
-    deinit { calls.withLock { curtain_bus_close($0); $0 = nil } }
+    deinit {
+        calls.withLock {
+            curtain_bus_close($0)
+            $0 = nil
+        }
+    }
 
     /// Ends the signal thread (within `pollInterval`) and with it `signals`.
     func stop() { sink.stopping.store(true, ordering: .releasing) }

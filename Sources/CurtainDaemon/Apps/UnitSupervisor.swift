@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainConfig
 import CurtainCore
 import Logging
 import Systemd
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The unit backend: apps that are systemd units (`[[apps]] unit = …`), started, stopped and
 /// watched through systemd's D-Bus API. Each app keeps its own sandbox, resources and restart
@@ -45,9 +46,9 @@ actor UnitSupervisor: AppSupervisor {
     private let publisher = AppEventPublisher()
     nonisolated var events: AsyncStream<AppEvent> { publisher.stream }
     private var bus: SystemdBus?
-    private var watched: [String: Watched] = [:]        // by unit name
+    private var watched: [String: Watched] = [:]  // by unit name
     private var units: [LaunchID: String] = [:]
-    private var paths: [String: String] = [:]           // object path → unit name
+    private var paths: [String: String] = [:]  // object path → unit name
     private var stopped = false
     /// Which units the senders of notify messages run in (asked once per launch).
     private var senders = UnitSenders()
@@ -56,8 +57,13 @@ actor UnitSupervisor: AppSupervisor {
 
     /// `deliver` hands a route to an app attached through io.curtain.App (a warm start);
     /// whether one took it.
-    init(runtimeDirectory: String, apiSocket: String?, notifySocket: String? = nil, logger: Logger,
-         deliver: @escaping @Sendable (LaunchID, String, Route, Destination) async -> Bool) {
+    init(
+        runtimeDirectory: String,
+        apiSocket: String?,
+        notifySocket: String? = nil,
+        logger: Logger,
+        deliver: @escaping @Sendable (LaunchID, String, Route, Destination) async -> Bool
+    ) {
         self.runtimeDirectory = runtimeDirectory
         self.apiSocket = apiSocket
         self.notifySocket = notifySocket
@@ -118,10 +124,19 @@ actor UnitSupervisor: AppSupervisor {
         watched[unit] = entry
         switch outcome {
         case .ready?:
-            logger.info("unit \(unit) is active: app ready", metadata: ["curtain_app": "\(entry.app)", "curtain_launch_id": "\(entry.launch)", "curtain_unit": "\(unit)"])
+            logger.info(
+                "unit \(unit) is active: app ready",
+                metadata: [
+                    "curtain_app": "\(entry.app)", "curtain_launch_id": "\(entry.launch)", "curtain_unit": "\(unit)",
+                ]
+            )
             publisher.ready(entry.launch, .ready, nil, entry.elements)
         case .failed(let reason)?:
-            logger.log(.appExited, "\(reason)", ["curtain_app": "\(entry.app)", "curtain_launch_id": "\(entry.launch)", "curtain_unit": "\(unit)"])
+            logger.log(
+                .appExited,
+                "\(reason)",
+                ["curtain_app": "\(entry.app)", "curtain_launch_id": "\(entry.launch)", "curtain_unit": "\(unit)"]
+            )
             publisher.failed(entry.launch, reason)
         case nil:
             break
@@ -160,7 +175,9 @@ actor UnitSupervisor: AppSupervisor {
             return true
         }
         let note = AppNotification(message)
-        for refused in note.refused { senderLog.warning(logger, "\(refused)", pid: datagram.pid, metadata: fields, at: now) }
+        for refused in note.refused {
+            senderLog.warning(logger, "\(refused)", pid: datagram.pid, metadata: fields, at: now)
+        }
         if let elements = note.elements { entry.elements = elements }
         watched[unit] = entry
         note.events(for: entry.launch, elements: entry.elements).forEach(publisher.publish)
@@ -210,7 +227,10 @@ actor UnitSupervisor: AppSupervisor {
         senders.forget(unit: unit)
         units[id] = unit
         if let path = SystemdBus.path(of: unit) { paths[path] = unit }
-        logger.info("\(method) \(unit)", metadata: ["curtain_app": "\(app)", "curtain_launch_id": "\(id)", "curtain_unit": "\(unit)"])
+        logger.info(
+            "\(method) \(unit)",
+            metadata: ["curtain_app": "\(app)", "curtain_launch_id": "\(id)", "curtain_unit": "\(unit)"]
+        )
         do { try await bus.job(method, unit) } catch {
             if watched[unit]?.launch == id { watched[unit] = nil }
             publisher.failed(id, "unit \(unit) could not be started: \(error)")
@@ -223,18 +243,31 @@ actor UnitSupervisor: AppSupervisor {
         watched[unit] = nil
         senders.forget(unit: unit)
         guard entry.started, let bus else { return }
-        logger.info("app of launch \(id) released: StopUnit \(unit)", metadata: ["curtain_launch_id": "\(id)", "curtain_unit": "\(unit)"])
+        logger.info(
+            "app of launch \(id) released: StopUnit \(unit)",
+            metadata: ["curtain_launch_id": "\(id)", "curtain_unit": "\(unit)"]
+        )
         do { try await bus.job("StopUnit", unit) } catch {
-            logger.warning("unit \(unit) could not be stopped: \(error)", metadata: ["curtain_launch_id": "\(id)", "curtain_unit": "\(unit)"])
+            logger.warning(
+                "unit \(unit) could not be stopped: \(error)",
+                metadata: ["curtain_launch_id": "\(id)", "curtain_unit": "\(unit)"]
+            )
         }
     }
 
     /// The same unit goes on loading for launch `to`; a different destination is delivered
     /// over io.curtain.App if the app is attached, else the unit is restarted with it (or,
     /// for a template whose instance changes, the other instance started).
-    func retarget(from: LaunchID, to: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
+    func retarget(
+        from: LaunchID,
+        to: LaunchID,
+        _ destination: Destination,
+        route: Route,
+        snapshot: ConfigurationSnapshot
+    ) async {
         guard let unit = units.removeValue(forKey: from), let app = snapshot.app(named: destination.app),
-              let next = try? app.unit?.name(screen: destination.screen) else {
+            let next = try? app.unit?.name(screen: destination.screen)
+        else {
             return await start(to, destination, route: route, snapshot: snapshot)
         }
         guard next == unit, var entry = watched[unit], entry.launch == from else {
@@ -260,15 +293,31 @@ actor UnitSupervisor: AppSupervisor {
     }
 
     /// Written whole, then renamed into place: systemd never reads half of one.
-    private func writeEnvironment(_ unit: String, _ id: LaunchID, _ destination: Destination, route: Route, app: String) throws {
+    private func writeEnvironment(
+        _ unit: String,
+        _ id: LaunchID,
+        _ destination: Destination,
+        route: Route,
+        app: String
+    ) throws {
         let directory = "\(runtimeDirectory)/\(Self.environmentDirectory)"
-        if let code = POSIX.createDirectories(directory) { throw SystemdBus.Failure(description: "cannot create \(directory): \(POSIX.errorText(code))") }
-        var variables = LaunchEnvironment.variables(launch: id, app: app, route: route, destination: destination, apiSocket: apiSocket)
+        if let code = POSIX.createDirectories(directory) {
+            throw SystemdBus.Failure(description: "cannot create \(directory): \(POSIX.errorText(code))")
+        }
+        var variables = LaunchEnvironment.variables(
+            launch: id,
+            app: app,
+            route: route,
+            destination: destination,
+            apiSocket: apiSocket
+        )
         // Not NOTIFY_SOCKET: that stays systemd's, so READY=1 makes a Type=notify unit active.
         if let notifySocket { variables.append(("CURTAIN_NOTIFY_SOCKET", notifySocket)) }
         let path = Self.environmentFile(runtime: runtimeDirectory, unit: unit)
         let temporary = path + ".new"
-        if let code = POSIX.writeFile(temporary, Array(UnitEnvironment.file(variables).utf8)) { throw SystemdBus.Failure(description: "cannot write \(temporary): \(POSIX.errorText(code))") }
+        if let code = POSIX.writeFile(temporary, Array(UnitEnvironment.file(variables).utf8)) {
+            throw SystemdBus.Failure(description: "cannot write \(temporary): \(POSIX.errorText(code))")
+        }
         guard rename(temporary, path) == 0 else { throw SystemdBus.Failure(description: POSIX.errorText(errno)) }
     }
 }

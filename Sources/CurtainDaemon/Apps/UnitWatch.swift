@@ -20,8 +20,8 @@ struct UnitState: Sendable, Hashable {
     var ending: String {
         var parts = ["Result=\(result ?? "unknown")"]
         switch (execMainCode, execMainStatus) {
-        case (1?, let status?): parts.append("exit status \(status)")            // CLD_EXITED
-        case (2?, let signal?): parts.append("killed by signal \(signal)")       // CLD_KILLED
+        case (1?, let status?): parts.append("exit status \(status)")  // CLD_EXITED
+        case (2?, let signal?): parts.append("killed by signal \(signal)")  // CLD_KILLED
         case (3?, let signal?): parts.append("dumped core on signal \(signal)")  // CLD_DUMPED
         default: break
         }
@@ -89,7 +89,9 @@ struct UnitWatch: Sendable, Hashable {
             return .ready
         case "activating"?:
             if sub == "auto-restart" {
-                return .failed("unit \(unit) failed before it was ready and is being restarted by systemd: \(state.ending)")
+                return .failed(
+                    "unit \(unit) failed before it was ready and is being restarted by systemd: \(state.ending)"
+                )
             }
             seenActivating = true
             return nil

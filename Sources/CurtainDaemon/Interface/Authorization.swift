@@ -1,7 +1,8 @@
+import Varlink
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Varlink
 
 /// Who may change things: root, the daemon's own user, and members of the control group
 /// (the peer's uid's groups as the system's user database lists them — SO_PEERCRED only

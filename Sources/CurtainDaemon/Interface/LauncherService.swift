@@ -17,7 +17,8 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Throws PermissionDenied of the interface the method belongs to (an app is answered in
     /// io.curtain.App's terms, which it knows; not in io.curtain.Launcher's).
-    private func authorize(_ request: VarlinkService.Request, _ method: String, app: Bool = false) throws(VarlinkError) {
+    private func authorize(_ request: VarlinkService.Request, _ method: String, app: Bool = false) throws(VarlinkError)
+    {
         let authorization = Authorization(controlGroup: state.current.daemon.controlGroup)
         guard authorization.mayControl(request.peer) else {
             throw app ? AppErrors.permissionDenied(method) : LauncherErrors.permissionDenied(method)
@@ -49,7 +50,9 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             let uptime = ContinuousClock.now - started
             var out: [String: JSONValue] = [
                 "version": .string(version),
-                "uptime_usec": .int(uptime.components.seconds * 1_000_000 + uptime.components.attoseconds / 1_000_000_000_000),
+                "uptime_usec": .int(
+                    uptime.components.seconds * 1_000_000 + uptime.components.attoseconds / 1_000_000_000_000
+                ),
                 "configuration": .string(state.current.summary),
                 "status": .string(await driver.statusLine()),
             ]
@@ -60,9 +63,11 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
         launcher.rawMethod("GetStatistics") { _, reply in
             let (s, observers) = await driver.currentStatistics()
             var out: [String: JSONValue] = [
-                "requested": .int(Int64(s.requested)), "started": .int(Int64(s.started)), "queued": .int(Int64(s.queued)),
+                "requested": .int(Int64(s.requested)), "started": .int(Int64(s.started)),
+                "queued": .int(Int64(s.queued)),
                 "merged": .int(Int64(s.merged)), "busy": .int(Int64(s.busy)), "revealed": .int(Int64(s.revealed)),
-                "failed": .int(Int64(s.failed)), "cancelled": .int(Int64(s.cancelled)), "observers": .int(Int64(observers)),
+                "failed": .int(Int64(s.failed)), "cancelled": .int(Int64(s.cancelled)),
+                "observers": .int(Int64(observers)),
             ]
             if let p50 = s.quantile(0.5) { out["reveal_p50_usec"] = .int(Int64(p50 * 1_000_000)) }
             if let p95 = s.quantile(0.95) { out["reveal_p95_usec"] = .int(Int64(p95 * 1_000_000)) }
@@ -78,9 +83,17 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
         launcher.rawMethod("GetScene") { request, reply in
             let id = try Self.id(request.call.parameters, "launch")
             let scene = try await Self.launcher { () async throws(LaunchError) in try await driver.scene(id) }
-            guard let scene else { throw LauncherErrors.sceneUnavailable(path: "", reason: "launch \(id.value) was requested before the daemon restarted") }
+            guard let scene else {
+                throw LauncherErrors.sceneUnavailable(
+                    path: "",
+                    reason: "launch \(id.value) was requested before the daemon restarted"
+                )
+            }
             guard let path = scene.scene.path else {
-                throw LauncherErrors.sceneUnavailable(path: scene.scene.name, reason: "the shipped scene is not installed (set CURTAIN_SCENES or [transitions] scene)")
+                throw LauncherErrors.sceneUnavailable(
+                    path: scene.scene.name,
+                    reason: "the shipped scene is not installed (set CURTAIN_SCENES or [transitions] scene)"
+                )
             }
             let sha256: String
             do throws(SceneDigest.Unavailable) { sha256 = try SceneDigest.sha256(ofFile: path) } catch {
@@ -97,16 +110,22 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
         launcher.rawMethod("Resolve") { [state] request, reply in
             let route = try Wire.route(request.call.parameters["route"])
             let resolution: RouteTable.Resolution
-            do throws(RouteError) { resolution = try state.current.routes.resolve(route) } catch { throw LauncherErrors.from(error) }
+            do throws(RouteError) { resolution = try state.current.routes.resolve(route) } catch {
+                throw LauncherErrors.from(error)
+            }
             let candidates: [JSONValue] = resolution.candidates.map { candidate in
-                let verdict = switch candidate.verdict {
-                case .won: "won"
-                case .lost(let to, let because): "lost to rule \(to + 1): \(because)"
-                case .noMatch(let why): "no match: \(why)"
-                }
+                let verdict =
+                    switch candidate.verdict {
+                    case .won: "won"
+                    case .lost(let to, let because): "lost to rule \(to + 1): \(because)"
+                    case .noMatch(let why): "no match: \(why)"
+                    }
                 return .string("rule \(candidate.rule + 1) \(candidate.description): \(verdict)")
             }
-            try await reply(["destination": Wire.destination(resolution.destination), "candidates": .array(candidates)], false)
+            try await reply(
+                ["destination": Wire.destination(resolution.destination), "candidates": .array(candidates)],
+                false
+            )
         }
 
         launcher.rawMethod("Reload") { [reloader] request, reply in
@@ -130,7 +149,9 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             let action: ControlAction
             switch p["action"] {
             case "seek"?:
-                guard case let progress? = p["progress"]?.number, progress.isFinite, WireLimits.progress.contains(progress) else {
+                guard case let progress? = p["progress"]?.number, progress.isFinite,
+                    WireLimits.progress.contains(progress)
+                else {
                     throw VarlinkError.invalidParameter("progress")
                 }
                 action = .seek(progress)
@@ -140,7 +161,8 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             case "cancel"?: action = .cancel
             default: throw VarlinkError.invalidParameter("action")
             }
-            let launch = try await Self.launcher { () async throws(LaunchError) in try await driver.control(id, action) }
+            let launch = try await Self.launcher { () async throws(LaunchError) in try await driver.control(id, action)
+            }
             try await reply(["launch": Wire.launch(launch, display: await driver.display)], false)
         }
 
@@ -154,24 +176,42 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             let snapshot = state.snapshot
             let configuration = snapshot.configuration
             // Subscribed before the launch exists, so not one of its events can be missed.
-            let subscription = request.call.more
-                ? driver.broadcaster.add(.init(launch: nil, frames: p["frames"] == .bool(true)), limit: configuration.daemon.observerQueue)
+            let subscription =
+                request.call.more
+                ? driver.broadcaster.add(
+                    .init(launch: nil, frames: p["frames"] == .bool(true)),
+                    limit: configuration.daemon.observerQueue
+                )
                 : nil
             defer { if let subscription { driver.broadcaster.remove(subscription.id) } }
             let (outcome, display) = try await Self.launcher { () async throws(LaunchError) in
                 try await driver.launch(route, policy: policy, snapshot: snapshot)
             }
-            let (launch, decision): (Launch, String) = switch outcome {
-            case .started(let l): (l, "started")
-            case .queued(let l): (l, "queued")
-            case .merged(let l): (l, "merged")
-            }
-            let first: [String: JSONValue] = ["launch": Wire.launch(launch, display: display), "decision": .string(decision)]
+            let (launch, decision): (Launch, String) =
+                switch outcome {
+                case .started(let l): (l, "started")
+                case .queued(let l): (l, "queued")
+                case .merged(let l): (l, "merged")
+                }
+            let first: [String: JSONValue] = [
+                "launch": Wire.launch(launch, display: display), "decision": .string(decision),
+            ]
             guard let subscription, !launch.state.isEnded else { return try await reply(first, false) }
             try await reply(first, true)
-            try await Self.stream(subscription.mailbox, only: launch.id, grace: configuration.daemon.observerGrace, request: request) { event, last in
+            try await Self.stream(
+                subscription.mailbox,
+                only: launch.id,
+                grace: configuration.daemon.observerGrace,
+                request: request
+            ) { event, last in
                 let now = try await Self.launcher { () async throws(LaunchError) in try await driver.get(launch.id) }
-                try await reply(["launch": Wire.launch(now, display: display), "decision": .string(decision), "event": .object(event)], !last)
+                try await reply(
+                    [
+                        "launch": Wire.launch(now, display: display), "decision": .string(decision),
+                        "event": .object(event),
+                    ],
+                    !last
+                )
             }
         }
 
@@ -187,20 +227,30 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             }
             let configuration = state.current
             let limit = configuration.daemon.observerQueue
-            let subscription = driver.broadcaster.add(.init(launch: only?.value, frames: p["frames"] == .bool(true), everyNth: everyNth),
-                                                      limit: limit)
+            let subscription = driver.broadcaster.add(
+                .init(launch: only?.value, frames: p["frames"] == .bool(true), everyNth: everyNth),
+                limit: limit
+            )
             defer { driver.broadcaster.remove(subscription.id) }
             // Where things stand now, so the observer starts in sync.
             let current = await driver.list().filter { only == nil ? !$0.state.isEnded : $0.id == only }
             if let only, current.isEmpty { throw LauncherErrors.noSuchLaunch(only.value) }
             for launch in current {
-                let snapshot = Wire.stateEvent(.init(launch: launch.id, from: nil, to: launch.state, reason: launch.reason, time: launch.changedAt))
+                let snapshot = Wire.stateEvent(
+                    .init(launch: launch.id, from: nil, to: launch.state, reason: launch.reason, time: launch.changedAt)
+                )
                 let last = only != nil && launch.state.isEnded
                 try await reply(["event": .object(snapshot)], !last)
                 if last { return }
             }
-            try await Self.watch(subscription.mailbox, only: only, limit: limit, grace: configuration.daemon.observerGrace,
-                                 request: request, reply: reply)
+            try await Self.watch(
+                subscription.mailbox,
+                only: only,
+                limit: limit,
+                grace: configuration.daemon.observerGrace,
+                request: request,
+                reply: reply
+            )
         }
 
         var app = InterfaceBuilder(Self.appText)
@@ -213,18 +263,22 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             if case .string(let text)? = p["status"] { status = text }
             let elements = try Wire.elements(p["elements"])
             let id = try Self.id(p, "launch")
-            try await Self.app { () async throws(LaunchError) in try await driver.appReady(id, stage: stage, status: status, elements: elements) }
+            try await Self.app { () async throws(LaunchError) in
+                try await driver.appReady(id, stage: stage, status: status, elements: elements)
+            }
             try await reply([:], false)
         }
         app.rawMethod("Attach", options: .init(requiresMore: true)) { [state, supervisor] request, reply in
             try authorize(request, "Attach", app: true)
-            guard case .string(let name)? = request.call.parameters["app"], state.current.apps.contains(where: { $0.name == name }),
-                  let supervisor else {
+            guard case .string(let name)? = request.call.parameters["app"],
+                state.current.apps.contains(where: { $0.name == name }),
+                let supervisor
+            else {
                 throw VarlinkError("io.curtain.App.NoSuchApp", ["app": request.call.parameters["app"] ?? .null])
             }
             let (token, deliveries) = await supervisor.attach(name)
             do {
-                try await reply([:], true)   // attached
+                try await reply([:], true)  // attached
                 for await message in deliveries {
                     switch message {
                     case .delivery(let delivery, let delivered):
@@ -236,7 +290,14 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
                             throw error
                         }
                     case .ended(let launch, let show):
-                        try await reply(["revealed": ["launch": .int(Int64(launch.value)), "show": .array(show.map { .string($0) })]], true)
+                        try await reply(
+                            [
+                                "revealed": [
+                                    "launch": .int(Int64(launch.value)), "show": .array(show.map { .string($0) }),
+                                ]
+                            ],
+                            true
+                        )
                     }
                 }
             } catch {
@@ -244,7 +305,7 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
                 throw error
             }
             await supervisor.detach(name, token)
-            throw CancellationError()   // the daemon is stopping: a final ShuttingDown reply
+            throw CancellationError()  // the daemon is stopping: a final ShuttingDown reply
         }
         app.rawMethod("Failed") { request, reply in
             try authorize(request, "Failed", app: true)
@@ -261,21 +322,35 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
     /// whoever publishes (the frame loop, the driver) writes each reply to it at once — no task
     /// switch per observer and frame; the stream then sends only what queued while it was busy
     /// and, for one launch, the final reply. Elsewhere the stream sends everything.
-    static func watch(_ mailbox: ObserverMailbox, only: LaunchID?, limit: Int, grace: Double,
-                      request: VarlinkService.Request, reply: VarlinkService.Reply) async throws {
+    static func watch(
+        _ mailbox: ObserverMailbox,
+        only: LaunchID?,
+        limit: Int,
+        grace: Double,
+        request: VarlinkService.Request,
+        reply: VarlinkService.Reply
+    ) async throws {
         let output = await request.direct?.takeOver()
         if let output { mailbox.attach(sink(output, only: only, limit: limit, reply: reply)) }
-        try await stream(mailbox, only: only, grace: grace, request: request,
-                         stalled: { output?.waiting().map { $0 > .seconds(grace) } ?? false },
-                         frame: { shared in try await reply(try shared.prepared(for: reply), true) }) { event, last in
-            try await reply(["event": .object(event)], !last)
-        }
+        try await stream(
+            mailbox,
+            only: only,
+            grace: grace,
+            request: request,
+            stalled: { output?.waiting().map { $0 > .seconds(grace) } ?? false },
+            frame: { shared in try await reply(try shared.prepared(for: reply), true) },
+            send: { event, last in try await reply(["event": .object(event)], !last) }
+        )
     }
 
     /// Writes a Watch's items to its socket: frames replaceable (a stalled peer keeps only the
     /// newest waiting), events never dropped — past `limit` of them waiting, it is cut off.
-    static func sink(_ output: VarlinkService.DirectOutput, only: LaunchID?, limit: Int,
-                     reply: VarlinkService.Reply) -> ObserverMailbox.Sink {
+    static func sink(
+        _ output: VarlinkService.DirectOutput,
+        only: LaunchID?,
+        limit: Int,
+        reply: VarlinkService.Reply
+    ) -> ObserverMailbox.Sink {
         { item, shared in
             switch item {
             case .frame(let frame):
@@ -297,16 +372,21 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
     /// With `only`, the stream ends with that launch's final state event. `frame`, when
     /// given, sends frames (shared by every observer, so encoded once); otherwise `send` does,
     /// given the event's JSON (a frame's built once for all observers).
-    static func stream(_ mailbox: ObserverMailbox, only: LaunchID?, grace: Double, request: VarlinkService.Request,
-                       stalled: @escaping @Sendable () -> Bool = { false },
-                       frame: (@Sendable (SharedFrame) async throws -> Void)? = nil,
-                       send: @escaping @Sendable ([String: JSONValue], Bool) async throws -> Void) async throws {
+    static func stream(
+        _ mailbox: ObserverMailbox,
+        only: LaunchID?,
+        grace: Double,
+        request: VarlinkService.Request,
+        stalled: @escaping @Sendable () -> Bool = { false },
+        frame: (@Sendable (SharedFrame) async throws -> Void)? = nil,
+        send: @escaping @Sendable ([String: JSONValue], Bool) async throws -> Void
+    ) async throws {
         // One watchdog per stream, not one per reply (a task per frame per observer was the
         // largest cost at 1000 observers): it checks how long the reply in flight has taken.
         let inFlight = SendTimer()
         let watchdog = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(grace / 4))   // the check interval
+                try? await Task.sleep(for: .seconds(grace / 4))  // the check interval
                 // A reply in flight from the stream, or one waiting on the socket it gave its sink.
                 if inFlight.sending(longerThan: grace) || stalled() {
                     await request.disconnect(LauncherErrors.observerTooSlow(grace))
@@ -316,15 +396,23 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
         }
         defer { watchdog.cancel() }
         // Cancelled when the observer hangs up: its mailbox closes and it is removed.
-        while let item = await withTaskCancellationHandler(operation: { await mailbox.next() }, onCancel: { mailbox.close() }) {
-            let launch = switch item { case .event(let e): e.launch; case .frame(let shared): shared.frame.launch }
+        while let item = await withTaskCancellationHandler(
+            operation: { await mailbox.next() },
+            onCancel: { mailbox.close() }
+        ) {
+            let launch =
+                switch item {
+                case .event(let e): e.launch
+                case .frame(let shared): shared.frame.launch
+                }
             if let only, launch != only { continue }
             var last = false
             if only != nil, case .event(let event) = item, event.endsLaunch { last = true }
-            if last { mailbox.close() }   // nothing may be written by the sink after the final reply
+            if last { mailbox.close() }  // nothing may be written by the sink after the final reply
             inFlight.start()
             switch item {
-            case .frame(let shared): if let frame { try await frame(shared) } else { try await send(shared.event, last) }
+            case .frame(let shared):
+                if let frame { try await frame(shared) } else { try await send(shared.event, last) }
             case .event(let event): try await send(Wire.event(event), last)
             }
             inFlight.stop()
@@ -338,4 +426,3 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
         throw CancellationError()
     }
 }
-

@@ -29,7 +29,9 @@ final class SharedFrame: Sendable, Equatable {
 
     /// The whole reply message (continues: true) for observers written to directly.
     func message(for reply: VarlinkService.Reply) throws -> [UInt8] {
-        if let cached = encoded.withLock({ $0 }), cached.prepared.method == reply.method, let message = cached.message { return message }
+        if let cached = encoded.withLock({ $0 }), cached.prepared.method == reply.method, let message = cached.message {
+            return message
+        }
         let prepared = try prepared(for: reply)
         let message = prepared.message(continues: true)
         encoded.withLock { $0 = (prepared, message) }

@@ -16,7 +16,8 @@ enum Wire {
         var object: [String: JSONValue] = [
             "id": .int(Int64(l.id.value)), "display": .string(display), "route": .string(l.route.description),
             "destination": destination(l.destination), "state": .string(l.state.rawValue), "reason": .string(l.reason),
-            "requested": .float(l.requestedAt), "changed": .float(l.changedAt), "text_variant": .int(Int64(l.textVariant)),
+            "requested": .float(l.requestedAt), "changed": .float(l.changedAt),
+            "text_variant": .int(Int64(l.textVariant)),
         ]
         if let readiness = l.readiness { object["readiness"] = .string(readiness.rawValue) }
         if let status = l.appStatus { object["app_status"] = .string(status) }
@@ -33,31 +34,46 @@ enum Wire {
         return object
     }
 
-    static func destinationEvent(_ launch: LaunchID, _ d: Destination, reason: String, time: Double) -> [String: JSONValue] {
-        ["kind": "destination", "launch": .int(Int64(launch.value)), "time": .float(time),
-         "destination": destination(d), "reason": .string(reason)]
+    static func destinationEvent(
+        _ launch: LaunchID,
+        _ d: Destination,
+        reason: String,
+        time: Double
+    ) -> [String: JSONValue] {
+        [
+            "kind": "destination", "launch": .int(Int64(launch.value)), "time": .float(time),
+            "destination": destination(d), "reason": .string(reason),
+        ]
     }
 
     /// A launch's scene as io.curtain.Launcher's `Scene`.
     static func scene(_ s: LaunchScene, path: String, sha256: String) -> JSONValue {
-        let elements = s.elements.mapValues { e in JSONValue.array([.float(e.frame.x), .float(e.frame.y), .float(e.frame.width), .float(e.frame.height)]) }
-        return .object(["path": .string(path), "sha256": .string(sha256), "appear": .string(s.appear), "reveal": .string(s.reveal),
-                        "text_variant": .int(Int64(s.textVariant)), "elements": .object(elements),
-                        "hidden": .array(s.hidden.map { .string($0) })])
+        let elements = s.elements.mapValues { e in
+            JSONValue.array([.float(e.frame.x), .float(e.frame.y), .float(e.frame.width), .float(e.frame.height)])
+        }
+        return .object([
+            "path": .string(path), "sha256": .string(sha256), "appear": .string(s.appear), "reveal": .string(s.reveal),
+            "text_variant": .int(Int64(s.textVariant)), "elements": .object(elements),
+            "hidden": .array(s.hidden.map { .string($0) }),
+        ])
     }
 
     /// A warm start as io.curtain.App's `Delivery`.
     static func delivery(_ d: AppDelivery) -> JSONValue {
-        ["launch": .int(Int64(d.launch.value)), "kind": .string(LaunchEnvironment.kind(of: d.route)), "screen": .string(d.destination.screen),
-         "parameters": .object(d.destination.parameters.mapValues { .string($0.description) }),
-         "hide": .array(d.hide.map { .string($0) })]
+        [
+            "launch": .int(Int64(d.launch.value)), "kind": .string(LaunchEnvironment.kind(of: d.route)),
+            "screen": .string(d.destination.screen),
+            "parameters": .object(d.destination.parameters.mapValues { .string($0.description) }),
+            "hide": .array(d.hide.map { .string($0) }),
+        ]
     }
 
     /// An event as io.curtain.Launcher's `LaunchEvent` object.
     static func event(_ event: LaunchEvent) -> [String: JSONValue] {
         switch event {
         case .state(let transition): stateEvent(transition)
-        case .destination(let launch, let d, let reason, let time): destinationEvent(launch, d, reason: reason, time: time)
+        case .destination(let launch, let d, let reason, let time):
+            destinationEvent(launch, d, reason: reason, time: time)
         case .frame(let f): frame(f)
         }
     }
@@ -70,8 +86,10 @@ enum Wire {
             object[key] = .array((0..<value.kind.wireComponentCount).map { .float(value.component($0)) })
         }
         var event: [String: JSONValue] = [
-            "kind": "frame", "launch": .int(Int64(frame.launch.value)), "time": .float(frame.time), "frame": .int(Int64(frame.index)),
-            "transition": .string(frame.transition.rawValue), "values": .object(object), "progress": .float(frame.progress),
+            "kind": "frame", "launch": .int(Int64(frame.launch.value)), "time": .float(frame.time),
+            "frame": .int(Int64(frame.index)),
+            "transition": .string(frame.transition.rawValue), "values": .object(object),
+            "progress": .float(frame.progress),
         ]
         if frame.final { event["final"] = true }
         return event
@@ -80,13 +98,17 @@ enum Wire {
     /// Reported element frames (`ReportedElementsReader`), a refusal as InvalidParameter naming
     /// the offending value ("elements.logo.width").
     static func elements(_ value: JSONValue?) throws(VarlinkError) -> ReportedElements {
-        do { return try ReportedElementsReader.read(value) } catch { throw VarlinkError.invalidParameter(error.parameter) }
+        do { return try ReportedElementsReader.read(value) } catch {
+            throw VarlinkError.invalidParameter(error.parameter)
+        }
     }
 
     /// Watch's `fps`, if given: finite and within WireLimits.watchFPS.
     static func watchFPS(_ value: JSONValue?) throws(VarlinkError) -> Double? {
         guard let value, value != .null else { return nil }
-        guard case let fps? = value.number, fps.isFinite, WireLimits.watchFPS.contains(fps) else { throw VarlinkError.invalidParameter("fps") }
+        guard case let fps? = value.number, fps.isFinite, WireLimits.watchFPS.contains(fps) else {
+            throw VarlinkError.invalidParameter("fps")
+        }
         return fps
     }
 
@@ -94,13 +116,19 @@ enum Wire {
     static func route(_ value: JSONValue?) throws(VarlinkError) -> Route {
         guard case .object(let o)? = value else { throw LauncherErrors.invalidRoute("route must be an object") }
         let given = ["normal", "deeplink", "push"].filter { o[$0] != nil && o[$0] != .null }
-        guard given.count == 1 else { throw LauncherErrors.invalidRoute("set exactly one of normal, deeplink and push (got \(given.count))") }
+        guard given.count == 1 else {
+            throw LauncherErrors.invalidRoute("set exactly one of normal, deeplink and push (got \(given.count))")
+        }
         switch given[0] {
         case "normal":
-            guard case .string(let app)? = o["normal"], !app.isEmpty else { throw LauncherErrors.invalidRoute("normal must name an app") }
+            guard case .string(let app)? = o["normal"], !app.isEmpty else {
+                throw LauncherErrors.invalidRoute("normal must name an app")
+            }
             return .normal(app: app)
         case "deeplink":
-            guard case .string(let url)? = o["deeplink"] else { throw LauncherErrors.invalidRoute("deeplink must be a string") }
+            guard case .string(let url)? = o["deeplink"] else {
+                throw LauncherErrors.invalidRoute("deeplink must be a string")
+            }
             return .deeplink(url)
         default:
             var app: String?
@@ -129,28 +157,46 @@ enum AppErrors {
     /// The driver's refusals in io.curtain.App's terms (which an app knows): NoSuchLaunch is
     /// the app interface's own; the others are io.curtain.Launcher's.
     static func from(_ error: LaunchError) -> VarlinkError {
-        if case .noSuchLaunch(let id) = error { return VarlinkError(prefix + "NoSuchLaunch", ["id": .int(Int64(id.value))]) }
+        if case .noSuchLaunch(let id) = error {
+            return VarlinkError(prefix + "NoSuchLaunch", ["id": .int(Int64(id.value))])
+        }
         return LauncherErrors.from(error)
     }
-    static func permissionDenied(_ method: String) -> VarlinkError { VarlinkError(prefix + "PermissionDenied", ["method": .string(method)]) }
+    static func permissionDenied(_ method: String) -> VarlinkError {
+        VarlinkError(prefix + "PermissionDenied", ["method": .string(method)])
+    }
 }
 
 /// io.curtain.Launcher's errors.
 enum LauncherErrors {
     static let prefix = "io.curtain.Launcher."
-    static func noSuchLaunch(_ id: UInt64) -> VarlinkError { VarlinkError(prefix + "NoSuchLaunch", ["id": .int(Int64(id))]) }
-    static func noRoute(_ reason: String) -> VarlinkError { VarlinkError(prefix + "NoRoute", ["reason": .string(reason)]) }
-    static func invalidRoute(_ reason: String) -> VarlinkError { VarlinkError(prefix + "InvalidRoute", ["reason": .string(reason)]) }
-    static func invalidControl(_ reason: String) -> VarlinkError { VarlinkError(prefix + "InvalidControl", ["reason": .string(reason)]) }
-    static func permissionDenied(_ method: String) -> VarlinkError { VarlinkError(prefix + "PermissionDenied", ["method": .string(method)]) }
-    static func busy(_ launch: UInt64) -> VarlinkError { VarlinkError(prefix + "Busy", ["launch": .int(Int64(launch))]) }
+    static func noSuchLaunch(_ id: UInt64) -> VarlinkError {
+        VarlinkError(prefix + "NoSuchLaunch", ["id": .int(Int64(id))])
+    }
+    static func noRoute(_ reason: String) -> VarlinkError {
+        VarlinkError(prefix + "NoRoute", ["reason": .string(reason)])
+    }
+    static func invalidRoute(_ reason: String) -> VarlinkError {
+        VarlinkError(prefix + "InvalidRoute", ["reason": .string(reason)])
+    }
+    static func invalidControl(_ reason: String) -> VarlinkError {
+        VarlinkError(prefix + "InvalidControl", ["reason": .string(reason)])
+    }
+    static func permissionDenied(_ method: String) -> VarlinkError {
+        VarlinkError(prefix + "PermissionDenied", ["method": .string(method)])
+    }
+    static func busy(_ launch: UInt64) -> VarlinkError {
+        VarlinkError(prefix + "Busy", ["launch": .int(Int64(launch))])
+    }
     static func observerTooSlow(_ grace: Double) -> VarlinkError {
         VarlinkError(prefix + "ObserverTooSlow", ["grace_usec": .int(Int64(grace * 1_000_000))])
     }
     static func sceneUnavailable(path: String, reason: String) -> VarlinkError {
         VarlinkError(prefix + "SceneUnavailable", ["path": .string(path), "reason": .string(reason)])
     }
-    static func reloadRefused(_ errors: [String]) -> VarlinkError { VarlinkError(prefix + "ReloadRefused", ["errors": .array(errors.map { .string($0) })]) }
+    static func reloadRefused(_ errors: [String]) -> VarlinkError {
+        VarlinkError(prefix + "ReloadRefused", ["errors": .array(errors.map { .string($0) })])
+    }
 
     static func from(_ error: RouteError) -> VarlinkError {
         switch error {

@@ -1,8 +1,9 @@
+import CNotify
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CNotify
-import Synchronization
 
 /// The daemon's frame clock: `ContinuousClock`'s instants (CLOCK_BOOTTIME on Linux), with sleeps
 /// ended by a `timerfd` armed at the absolute deadline and read on a thread of its own.
@@ -46,7 +47,9 @@ public final class FrameClock: Clock, SerialExecutor, @unchecked Sendable {
     public enum Failure: Error, CustomStringConvertible {
         case system(String, Int32)
         public var description: String {
-            switch self { case .system(let call, let code): "\(call): \(String(cString: strerror(code)))" }
+            switch self {
+            case .system(let call, let code): "\(call): \(String(cString: strerror(code)))"
+            }
         }
     }
 
@@ -59,7 +62,10 @@ public final class FrameClock: Clock, SerialExecutor, @unchecked Sendable {
         timer = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
         guard timer >= 0 else { throw .system("timerfd_create", errno) }
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { close(timer); throw .system("pipe", errno) }
+        guard pipe(&ends) == 0 else {
+            close(timer)
+            throw .system("pipe", errno)
+        }
         for fd in ends {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -67,14 +73,21 @@ public final class FrameClock: Clock, SerialExecutor, @unchecked Sendable {
         (wakeRead, wakeWrite) = (ends[0], ends[1])
         var thread = pthread_t()
         let box = Unmanaged.passRetained(self).toOpaque()
-        let created = pthread_create(&thread, nil, { raw in
-            let clock = Unmanaged<FrameClock>.fromOpaque(raw!).takeRetainedValue()
-            clock.serve()
-            return nil
-        }, box)
+        let created = pthread_create(
+            &thread,
+            nil,
+            { raw in
+                let clock = Unmanaged<FrameClock>.fromOpaque(raw!).takeRetainedValue()
+                clock.serve()
+                return nil
+            },
+            box
+        )
         guard created == 0 else {
             Unmanaged<FrameClock>.fromOpaque(box).release()
-            close(timer); close(ends[0]); close(ends[1])
+            close(timer)
+            close(ends[0])
+            close(ends[1])
             throw .system("pthread_create", created)
         }
         pthread_detach(thread)
@@ -163,8 +176,14 @@ public final class FrameClock: Clock, SerialExecutor, @unchecked Sendable {
         var nanoseconds = Int64(now.tv_nsec) + ahead.components.attoseconds / 1_000_000_000
         var seconds = Int64(now.tv_sec) + ahead.components.seconds + nanoseconds / 1_000_000_000
         nanoseconds %= 1_000_000_000
-        if nanoseconds < 0 { nanoseconds += 1_000_000_000; seconds -= 1 }
-        var spec = itimerspec(it_interval: timespec(), it_value: timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds)))
+        if nanoseconds < 0 {
+            nanoseconds += 1_000_000_000
+            seconds -= 1
+        }
+        var spec = itimerspec(
+            it_interval: timespec(),
+            it_value: timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))
+        )
         _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
     }
 
@@ -173,7 +192,10 @@ public final class FrameClock: Clock, SerialExecutor, @unchecked Sendable {
     private func serve() {
         var expirations: UInt64 = 0
         var drain = [UInt8](repeating: 0, count: 64)
-        var fds = [pollfd(fd: timer, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: timer, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
             _ = read(timer, &expirations, 8)
             let due = state.withLock { state -> [Alarm] in
@@ -190,7 +212,10 @@ public final class FrameClock: Clock, SerialExecutor, @unchecked Sendable {
             for alarm in due { alarm.fire() }
             // Jobs, including those the alarms just made ready, until none is left.
             while let jobs = state.withLock({ s -> [UnownedJob]? in
-                if s.jobs.isEmpty { s.idle = true; return nil }
+                if s.jobs.isEmpty {
+                    s.idle = true
+                    return nil
+                }
                 defer { s.jobs.removeAll(keepingCapacity: true) }
                 return s.jobs
             }) {

@@ -28,8 +28,11 @@ struct FrameSchedule: Sendable {
     /// The frame due at `t`, for its scheduled time (missed ones are skipped), with what is
     /// shown then (`presentation(at:)`); nil when none is due. Taking it records it as produced.
     /// `notBefore`: when the transition showing began — no frame is stamped before it.
-    mutating func take(at t: Double, notBefore start: Double? = nil,
-                       presentation: (Double) -> Presentation?) -> (index: Int, time: Double, presentation: Presentation)? {
+    mutating func take(
+        at t: Double,
+        notBefore start: Double? = nil,
+        presentation: (Double) -> Presentation?
+    ) -> (index: Int, time: Double, presentation: Presentation)? {
         guard let index = grid.due(at: t, after: lastFrame, notBefore: start) else { return nil }
         let time = grid.time(of: index)
         guard let shown = presentation(time) else { return nil }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CurtainConfig
 import CurtainCore
 import Logging
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs one display's `Coordinator` in time: feeds it inputs stamped with the clock, carries
 /// out its effects (app supervision, observers, the journal, STATUS=), and drives the frame
@@ -53,10 +54,19 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
     /// `firstID`: ids continue where a previous daemon stopped. `interrupted`: the launches it
     /// had in flight when it died, put in the history as failed ("daemon restarted").
-    init(display: String = "default", settings: LaunchSettings, fps: Double, clock: C, broadcaster: Broadcaster,
-         supervisor: any AppSupervisor = ExternalApps(), logger: Logger, onStatus: @escaping @Sendable (String) -> Void = { _ in },
-         firstID: UInt64 = 1, interrupted: [RuntimeState.RecordedLaunch] = [],
-         onLaunches: (@Sendable (_ inFlight: [Launch], _ lastID: UInt64) -> Void)? = nil) {
+    init(
+        display: String = "default",
+        settings: LaunchSettings,
+        fps: Double,
+        clock: C,
+        broadcaster: Broadcaster,
+        supervisor: any AppSupervisor = ExternalApps(),
+        logger: Logger,
+        onStatus: @escaping @Sendable (String) -> Void = { _ in },
+        firstID: UInt64 = 1,
+        interrupted: [RuntimeState.RecordedLaunch] = [],
+        onLaunches: (@Sendable (_ inFlight: [Launch], _ lastID: UInt64) -> Void)? = nil
+    ) {
         coordinator = Coordinator(display: display, settings: settings)
         self.clock = clock
         epoch = clock.now
@@ -66,9 +76,18 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         for launch in interrupted {
             // Requested before this daemon's clock began: a negative time on it.
             var requested = 0.0
-            if let usec = launch.requestedBoottimeMicroseconds, let origin { requested = min(0, Double(usec - origin) / 1_000_000) }
-            coordinator.recordEnded(LaunchID(launch.id), route: launch.route, destination: launch.destination, state: .failed,
-                                    reason: Self.restartReason, requestedAt: requested, endedAt: 0)
+            if let usec = launch.requestedBoottimeMicroseconds, let origin {
+                requested = min(0, Double(usec - origin) / 1_000_000)
+            }
+            coordinator.recordEnded(
+                LaunchID(launch.id),
+                route: launch.route,
+                destination: launch.destination,
+                state: .failed,
+                reason: Self.restartReason,
+                requestedAt: requested,
+                endedAt: 0
+            )
             nextID = max(nextID, launch.id)
         }
         self.onLaunches = onLaunches
@@ -122,7 +141,11 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     func run() async {
         let events = supervisor.events
         let consumer = Task { for await event in events { await self.apply(event) } }
-        await withTaskCancellationHandler { await loop() } onCancel: { consumer.cancel() }
+        await withTaskCancellationHandler {
+            await loop()
+        } onCancel: {
+            consumer.cancel()
+        }
         consumer.cancel()
     }
 
@@ -131,7 +154,8 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     func apply(_ event: AppEvent) {
         do throws(LaunchError) {
             switch event {
-            case .ready(let id, let stage, let status, let elements): try appReady(id, stage: stage, status: status, elements: elements)
+            case .ready(let id, let stage, let status, let elements):
+                try appReady(id, stage: stage, status: status, elements: elements)
             case .status(let id, let status): appStatus(id, status)
             case .extend(let id, let seconds): extendHold(id, by: seconds)
             case .failed(let id, let reason): try appFailed(id, reason: reason)
@@ -155,13 +179,18 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                 let alarm = frameClock.schedule(at: at) { wakeup.fire() }
                 disarm = { frameClock.cancel(alarm) }
             } else {
-                let sleeper = Task { _ = try? await clock.sleep(until: deadline, tolerance: nil); wakeup.fire() }
+                let sleeper = Task {
+                    _ = try? await clock.sleep(until: deadline, tolerance: nil)
+                    wakeup.fire()
+                }
                 disarm = { sleeper.cancel() }
             }
             // Awaited here, not in a nonisolated method (which would resume on the pool first).
             await withTaskCancellationHandler {
                 await withCheckedContinuation { wakeup.park($0) }
-            } onCancel: { wakeup.fire() }
+            } onCancel: {
+                wakeup.fire()
+            }
             disarm()
             tick()
         }
@@ -176,7 +205,10 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
         func fire() {
             state.withLock { s in
-                defer { s.fired = true; s.waiter = nil }
+                defer {
+                    s.fired = true
+                    s.waiter = nil
+                }
                 return s.fired ? nil : s.waiter
             }?.resume()
         }
@@ -193,7 +225,9 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
     private func nextWake() -> Double? {
         let deadline = coordinator.nextDeadline
-        guard let frame = frames.nextDeadline(showing: coordinator.presentation(at: coordinator.now), at: coordinator.now) else { return deadline }
+        guard
+            let frame = frames.nextDeadline(showing: coordinator.presentation(at: coordinator.now), at: coordinator.now)
+        else { return deadline }
         return min(deadline ?? frame, frame)
     }
 
@@ -208,26 +242,47 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         let coordinator = self.coordinator
         // Never stamped before the transition showing began (the grid point just before a
         // launch's request is not one of its frames).
-        guard let (index, time, presentation) = frames.take(at: t, notBefore: coordinator.current?.changedAt,
-                                                            presentation: { coordinator.presentation(at: $0) }) else { return }
-        guard let transitions = presentation.transition == .appear ? overlay : compiled[presentation.launch] else { return }
+        guard
+            let (index, time, presentation) = frames.take(
+                at: t,
+                notBefore: coordinator.current?.changedAt,
+                presentation: { coordinator.presentation(at: $0) }
+            )
+        else { return }
+        guard let transitions = presentation.transition == .appear ? overlay : compiled[presentation.launch] else {
+            return
+        }
         let shown = presentation.transition == .appear ? transitions.appear : transitions.reveal
         let values = shown.timeline.evaluate(at: presentation.time).values
-        broadcaster.publish(LaunchFrame(launch: presentation.launch, index: index, time: time, transition: presentation.transition,
-                                        keys: shown.keys, values: values,
-                                        progress: shown.length > 0 ? min(1, max(0, presentation.time / shown.length)) : 1))
+        broadcaster.publish(
+            LaunchFrame(
+                launch: presentation.launch,
+                index: index,
+                time: time,
+                transition: presentation.transition,
+                keys: shown.keys,
+                values: values,
+                progress: shown.length > 0 ? min(1, max(0, presentation.time / shown.length)) : 1
+            )
+        )
     }
 
     // MARK: - Inputs
 
     enum LaunchOutcome: Sendable {
-        case started(Launch), queued(Launch), merged(Launch)
+        case started(Launch)
+        case queued(Launch)
+        case merged(Launch)
     }
 
     /// Resolves and starts a launch. Throws for a bad route, a busy display, or when stopping.
     /// Everything about the launch — routes, apps, transitions, settings — comes from
     /// `snapshot`, which its app is started from too.
-    func launch(_ route: Route, policy: ConcurrencyPolicy?, snapshot: ConfigurationSnapshot) throws(LaunchError) -> (LaunchOutcome, display: String) {
+    func launch(
+        _ route: Route,
+        policy: ConcurrencyPolicy?,
+        snapshot: ConfigurationSnapshot
+    ) throws(LaunchError) -> (LaunchOutcome, display: String) {
         guard !stopped else { throw .shuttingDown }
         let configuration = snapshot.configuration
         let resolution: RouteTable.Resolution
@@ -241,20 +296,32 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         nextID += 1
         let id = LaunchID(nextID)
         func requirement(of app: String?) -> ReadinessStage { snapshot.app(named: app)?.readiness ?? .ready }
-        let request = LaunchRequest(id: id, route: route, destination: destination, requirement: requirement(of: destination.app),
-                                    appearDuration: timelines.appear.length, revealDuration: timelines.reveal.length,
-                                    fallback: configuration.routes.fallback,
-                                    fallbackRequirement: requirement(of: configuration.routes.fallback?.app), policy: policy,
-                                    retain: configuration.transitions.retain,
-                                    textVariant: Int.random(in: 0..<configuration.transitions.textVariants))
+        let request = LaunchRequest(
+            id: id,
+            route: route,
+            destination: destination,
+            requirement: requirement(of: destination.app),
+            appearDuration: timelines.appear.length,
+            revealDuration: timelines.reveal.length,
+            fallback: configuration.routes.fallback,
+            fallbackRequirement: requirement(of: configuration.routes.fallback?.app),
+            policy: policy,
+            retain: configuration.transitions.retain,
+            textVariant: Int.random(in: 0..<configuration.transitions.textVariants)
+        )
         let t = now()
         recorder.requested()
         compiled[id] = timelines
         destinations[id] = destination
         snapshots[id] = snapshot
         let effective = configuration.effectiveTransitions
-        scenes[id] = LaunchScene(scene: snapshot.scene, appear: effective.appear.name, reveal: effective.reveal.name,
-                                 textVariant: request.textVariant, hidden: timelines.hiddenElements)
+        scenes[id] = LaunchScene(
+            scene: snapshot.scene,
+            appear: effective.appear.name,
+            reveal: effective.reveal.name,
+            textVariant: request.textVariant,
+            hidden: timelines.hiddenElements
+        )
         coordinator.settings = configuration.daemon.launchSettings
         let (decision, effects) = coordinator.request(request, at: t)
         perform(effects, at: t)
@@ -276,7 +343,12 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         }
     }
 
-    func appReady(_ id: LaunchID, stage: ReadinessStage, status: String?, elements: [String: Hero.Element] = [:]) throws(LaunchError) {
+    func appReady(
+        _ id: LaunchID,
+        stage: ReadinessStage,
+        status: String?,
+        elements: [String: Hero.Element] = [:]
+    ) throws(LaunchError) {
         guard let launch = coordinator.launch(id) else { throw .noSuchLaunch(id) }
         var revealDuration: Double?
         if !elements.isEmpty { scenes[id]?.elements = elements }
@@ -287,7 +359,10 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                 revealDuration = rebuilt.reveal.length
             } catch {
                 // Elements the reveal cannot use (too many, say): the configured reveal stays.
-                logger.warning("reported elements ignored", metadata: ["curtain_launch_id": "\(id)", "error": "\(error)"])
+                logger.warning(
+                    "reported elements ignored",
+                    metadata: ["curtain_launch_id": "\(id)", "error": "\(error)"]
+                )
             }
         }
         let t = now()
@@ -371,22 +446,35 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                     broadcaster.publish(.destination(launch: id, destination, reason: reason, time: t))
                 }
                 let route = coordinator.launch(id)?.route ?? .normal(app: destination.app)
-                guard let snapshot = snapshots[id] else { continue }   // every launch has one from its request
-                appWork.append { supervisor in await supervisor.start(id, destination, route: route, snapshot: snapshot) }
+                guard let snapshot = snapshots[id] else { continue }  // every launch has one from its request
+                appWork.append { supervisor in await supervisor.start(id, destination, route: route, snapshot: snapshot)
+                }
             case .releaseApp(let id):
                 appWork.append { supervisor in await supervisor.release(id) }
             case .retargetApp(let from, let to, let destination):
                 let route = coordinator.launch(to)?.route ?? .normal(app: destination.app)
                 guard let snapshot = snapshots[to] else { continue }
-                appWork.append { supervisor in await supervisor.retarget(from: from, to: to, destination, route: route, snapshot: snapshot) }
+                appWork.append { supervisor in
+                    await supervisor.retarget(from: from, to: to, destination, route: route, snapshot: snapshot)
+                }
             case .hideOverlay(let id, let retain):
                 // The reveal's end state, exactly: it rarely falls on the grid, and with retain
                 // the next owner of the screen starts from it.
                 if retain, let reveal = compiled[id]?.reveal {
                     let end = reveal.timeline.evaluate(at: reveal.length)
-                    let time = coordinator.launch(id)?.changedAt ?? t   // when the reveal ended
-                    broadcaster.publish(LaunchFrame(launch: id, index: frames.grid.frame(at: time), time: time, transition: .reveal,
-                                                    keys: reveal.keys, values: end.values, progress: 1, final: true))
+                    let time = coordinator.launch(id)?.changedAt ?? t  // when the reveal ended
+                    broadcaster.publish(
+                        LaunchFrame(
+                            launch: id,
+                            index: frames.grid.frame(at: time),
+                            time: time,
+                            transition: .reveal,
+                            keys: reveal.keys,
+                            values: end.values,
+                            progress: 1,
+                            final: true
+                        )
+                    )
                 }
                 frames.restart()
             case .transition(let transition):
@@ -433,7 +521,8 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         if let current = coordinator.current {
             let queued = coordinator.queued.count
             let total = 1 + queued
-            line = "\(total) launch\(total == 1 ? "" : "es"): \(current.destination.app) \(current.state.rawValue)"
+            line =
+                "\(total) launch\(total == 1 ? "" : "es"): \(current.destination.app) \(current.state.rawValue)"
                 + (queued > 0 ? ", \(queued) queued" : "")
         } else {
             line = "idle"

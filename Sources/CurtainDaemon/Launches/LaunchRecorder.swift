@@ -22,15 +22,22 @@ struct LaunchRecorder: Sendable {
 
     /// An app reported `stage` for `launch` at `time`.
     func appReady(_ launch: Launch, stage: ReadinessStage, at time: Double) {
-        logger.log(.appReady, "app ready", ["curtain_launch_id": "\(launch.id)", "curtain_app": "\(launch.destination.app)",
-                                            "curtain_stage": "\(stage.rawValue)",
-                                            "curtain_duration_usec": "\(Int((time - launch.requestedAt) * 1_000_000))"])
+        logger.log(
+            .appReady,
+            "app ready",
+            [
+                "curtain_launch_id": "\(launch.id)", "curtain_app": "\(launch.destination.app)",
+                "curtain_stage": "\(stage.rawValue)",
+                "curtain_duration_usec": "\(Int((time - launch.requestedAt) * 1_000_000))",
+            ]
+        )
     }
 
     /// A state change of `launch` (nil when the coordinator no longer has it).
     mutating func record(_ transition: LaunchTransition, of launch: Launch?) {
         var fields: Logger.Metadata = [
-            "curtain_launch_id": "\(transition.launch)", "curtain_state": "\(transition.to.rawValue)", "curtain_reason": "\(transition.reason)",
+            "curtain_launch_id": "\(transition.launch)", "curtain_state": "\(transition.to.rawValue)",
+            "curtain_reason": "\(transition.reason)",
         ]
         if let launch {
             fields["curtain_app"] = "\(launch.destination.app)"

@@ -27,7 +27,10 @@ where WatchdogClock.Duration == Duration, DriverClock.Duration == Duration {
 
     /// Names for logs and tests, in the order the group starts them.
     var inStartOrder: [(name: String, service: any Service)] {
-        [("watchdog", watchdog), ("supervisor", supervisor), ("server", server), ("driver", driver), ("reload", reload),
-         ("stopping", stopping)] + extra.map { ("\(type(of: $0))", $0) }
+        [
+            ("watchdog", watchdog), ("supervisor", supervisor), ("server", server), ("driver", driver),
+            ("reload", reload),
+            ("stopping", stopping),
+        ] + extra.map { ("\(type(of: $0))", $0) }
     }
 }

@@ -18,7 +18,9 @@ struct Reloader: Sendable {
         notifier.reloading()
         let result: Result<Configuration, ConfigurationErrors>
         do { result = .success(try state.reload(path: path, explicit: explicit, allowEmpty: allowEmpty)) } catch {
-            for problem in error.errors { logger.log(.configurationInvalid, "\(problem)", ["curtain_config": "\(path)"]) }
+            for problem in error.errors {
+                logger.log(.configurationInvalid, "\(problem)", ["curtain_config": "\(path)"])
+            }
             result = .failure(error)
         }
         let line = await status()

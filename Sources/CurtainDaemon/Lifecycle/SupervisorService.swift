@@ -10,7 +10,7 @@ struct SupervisorService: Service {
 
     func run() async {
         await withDiscardingTaskGroup { group in
-            group.addTask { await supervisor.run() }   // until the notify socket closes
+            group.addTask { await supervisor.run() }  // until the notify socket closes
             try? await gracefulShutdown()
             await units?.stop()
             await supervisor.stop()

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import NIOCore
 import ServiceLifecycle
 import UnixSignals
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// TEST ONLY (docs/testing.md): wedges curtaind on a signal, so the tests can watch systemd's
 /// WatchdogSec restart it. With `CURTAIN_TEST_WEDGE_ON=SIGUSR2` (or SIGUSR1) in curtaind's

@@ -34,9 +34,14 @@ public enum LogEvent: String, CaseIterable, Sendable {
 
 extension Logger {
     /// Logs `event` with its MESSAGE_ID; `metadata` keys become journal fields (CURTAIN_…).
-    public func log(_ event: LogEvent, _ message: @autoclosure () -> Logger.Message,
-                    _ metadata: Logger.Metadata = [:],
-                    file: String = #fileID, function: String = #function, line: UInt = #line) {
+    public func log(
+        _ event: LogEvent,
+        _ message: @autoclosure () -> Logger.Message,
+        _ metadata: Logger.Metadata = [:],
+        file: String = #fileID,
+        function: String = #function,
+        line: UInt = #line
+    ) {
         var fields = metadata
         fields["message_id"] = .string(event.messageID)
         log(level: event.level, message(), metadata: fields, file: file, function: function, line: line)

@@ -45,7 +45,9 @@ final class Broadcaster: Sendable {
     func publish(_ event: LaunchEvent) {
         if case .frame(let frame) = event { return publish(frame) }
         let launch = event.launch.value
-        let targets = observers.withLock { o in o.values.filter { $0.wants(launch: launch, frameIndex: nil) }.map(\.mailbox) }
+        let targets = observers.withLock { o in
+            o.values.filter { $0.wants(launch: launch, frameIndex: nil) }.map(\.mailbox)
+        }
         // One that overflows is cut off by its own stream (ObserverTooSlow).
         let shared = SharedEvent(event)
         targets.forEach { $0.post(.event(event), shared: shared) }
@@ -59,7 +61,9 @@ final class Broadcaster: Sendable {
         let launch = frame.launch.value
         let index = frame.final ? 0 : frame.index
         let item = ObserverMailbox.Item.frame(SharedFrame(frame))
-        let targets = observers.withLock { o in o.values.filter { $0.wants(launch: launch, frameIndex: index) }.map(\.mailbox) }
+        let targets = observers.withLock { o in
+            o.values.filter { $0.wants(launch: launch, frameIndex: index) }.map(\.mailbox)
+        }
         targets.forEach { $0.post(item) }
     }
 
@@ -74,4 +78,3 @@ final class Broadcaster: Sendable {
         observers.withLock { o in o.values.map(\.mailbox) }.forEach { $0.close() }
     }
 }
-

@@ -71,9 +71,15 @@ final class ObserverMailbox: Sendable {
             }
             switch item {
             case .frame:
-                if case .frame = s.items.last, s.items.count > s.head { s.items[s.items.count - 1] = item; return (true, nil, nil) }
+                if case .frame = s.items.last, s.items.count > s.head {
+                    s.items[s.items.count - 1] = item
+                    return (true, nil, nil)
+                }
             case .event:
-                if s.events >= limit { s.overflowed = true; return (false, nil, nil) }
+                if s.events >= limit {
+                    s.overflowed = true
+                    return (false, nil, nil)
+                }
                 s.events += 1
             }
             s.items.append(item)
@@ -92,7 +98,10 @@ final class ObserverMailbox: Sendable {
                     let item = s.items[s.head]
                     s.head += 1
                     if case .event = item { s.events -= 1 }
-                    if s.head == s.items.count { s.items.removeAll(keepingCapacity: true); s.head = 0 }
+                    if s.head == s.items.count {
+                        s.items.removeAll(keepingCapacity: true)
+                        s.head = 0
+                    }
                     return .some(item)
                 }
                 if s.closed { return .some(nil) }

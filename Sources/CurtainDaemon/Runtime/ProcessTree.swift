@@ -1,8 +1,9 @@
+import CNotify
+import Systemd
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CNotify
-import Systemd
 
 /// Every process of an app, found in /proc, and stopping them all.
 ///
@@ -31,7 +32,8 @@ enum ProcessTree {
     /// Parses /proc/PID/stat: `pid (comm) state ppid …`; comm may hold spaces and ')'.
     static func parse(_ text: String) -> Entry? {
         guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")"),
-              let pid = pid_t(String(text[..<open]).trimmingWhitespace()) else { return nil }
+            let pid = pid_t(String(text[..<open]).trimmingWhitespace())
+        else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
         // fields[0] is field 3 (state), so field N is fields[N - 3].
         guard fields.count > 19, let parent = pid_t(fields[1]), let start = UInt64(fields[19]) else { return nil }
@@ -59,8 +61,8 @@ enum ProcessTree {
         for task in tasks {
             let fd = open("/proc/self/task/\(task)/children", O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                if errno == ENOENT, access("/proc/self/task/\(task)", F_OK) == 0 { return nil }   // no such file at all
-                continue   // the thread has ended meanwhile
+                if errno == ENOENT, access("/proc/self/task/\(task)", F_OK) == 0 { return nil }  // no such file at all
+                continue  // the thread has ended meanwhile
             }
             defer { close(fd) }
             var text: [UInt8] = []
@@ -129,7 +131,10 @@ enum ProcessTree {
             let fd = curtain_pidfd_open(entry.pid)
             guard fd >= 0 else { return nil }
             // Checked after opening: the descriptor now pins the process the entry named.
-            guard let now = ProcessTree.entry(entry.pid), now.startTime == entry.startTime else { close(fd); return nil }
+            guard let now = ProcessTree.entry(entry.pid), now.startTime == entry.startTime else {
+                close(fd)
+                return nil
+            }
             (pid, self.fd, self.reap) = (entry.pid, fd, reap)
         }
 

@@ -31,7 +31,9 @@ final class RuntimeLock: Sendable {
     init(directory: String) throws(LockError) {
         if mkdir(directory, 0o755) != 0, errno != EEXIST {
             // A missing parent too (`--socket /tmp/x/y/c.sock`): create the whole path.
-            if let code = POSIX.createDirectories(directory, mode: 0o755) { throw .system("cannot create \(directory)", code) }
+            if let code = POSIX.createDirectories(directory, mode: 0o755) {
+                throw .system("cannot create \(directory)", code)
+            }
         }
         let path = directory + "/" + Self.fileName
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)

@@ -1,9 +1,10 @@
+import CurtainCore
+import JSON
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CurtainCore
-import Synchronization
-import JSON
 
 /// What a curtaind that dies without cleaning up leaves for the next one, in the runtime
 /// directory (`state.json` beside the lock and the notify socket): the last launch id, the
@@ -47,14 +48,19 @@ final class RuntimeState: Sendable {
 
     /// The launches in flight and the last id given, from the driver.
     func setLaunches(_ launches: [RecordedLaunch], lastID: UInt64) {
-        update { $0.launches = launches; $0.lastLaunchID = max($0.lastLaunchID, lastID) }
+        update {
+            $0.launches = launches
+            $0.lastLaunchID = max($0.lastLaunchID, lastID)
+        }
     }
 
     /// The processes of launch `launch`'s app (empty: none left).
     func setProcesses(launch: UInt64, app: String, _ entries: [ProcessTree.Entry]) {
         update { contents in
             contents.processes.removeAll { $0.launch == launch }
-            contents.processes += entries.map { RecordedProcess(launch: launch, app: app, pid: $0.pid, startTime: $0.startTime) }
+            contents.processes += entries.map {
+                RecordedProcess(launch: launch, app: app, pid: $0.pid, startTime: $0.startTime)
+            }
         }
     }
 
@@ -82,7 +88,11 @@ final class RuntimeState: Sendable {
 
     enum ReadError: Error, CustomStringConvertible {
         case unreadable(String)
-        var description: String { switch self { case .unreadable(let why): why } }
+        var description: String {
+            switch self {
+            case .unreadable(let why): why
+            }
+        }
     }
 
     /// The state a predecessor left; nil when there is none.
@@ -98,19 +108,29 @@ final class RuntimeState: Sendable {
         if case .array(let launches)? = value["launches"] {
             for launch in launches {
                 guard case .int(let id)? = launch["id"], id > 0, let route = try? Wire.route(launch["route"]),
-                      let destination = decodeDestination(launch["destination"]) else { continue }
+                    let destination = decodeDestination(launch["destination"])
+                else { continue }
                 var requested: Int64?
                 if case .int(let usec)? = launch["requested_boottime_usec"] { requested = usec }
-                contents.launches.append(RecordedLaunch(id: UInt64(id), route: route, destination: destination,
-                                                        requestedBoottimeMicroseconds: requested))
+                contents.launches.append(
+                    RecordedLaunch(
+                        id: UInt64(id),
+                        route: route,
+                        destination: destination,
+                        requestedBoottimeMicroseconds: requested
+                    )
+                )
             }
         }
         if case .array(let processes)? = value["processes"] {
             for process in processes {
                 guard case .int(let launch)? = process["launch"], case .string(let app)? = process["app"],
-                      case .int(let pid)? = process["pid"], pid > 1, pid <= Int64(Int32.max),
-                      case .int(let start)? = process["start_time"], start >= 0 else { continue }
-                contents.processes.append(RecordedProcess(launch: UInt64(max(0, launch)), app: app, pid: pid_t(pid), startTime: UInt64(start)))
+                    case .int(let pid)? = process["pid"], pid > 1, pid <= Int64(Int32.max),
+                    case .int(let start)? = process["start_time"], start >= 0
+                else { continue }
+                contents.processes.append(
+                    RecordedProcess(launch: UInt64(max(0, launch)), app: app, pid: pid_t(pid), startTime: UInt64(start))
+                )
             }
         }
         return contents
@@ -120,15 +140,26 @@ final class RuntimeState: Sendable {
         .object([
             "version": .int(version),
             "last_launch_id": .int(Int64(contents.lastLaunchID)),
-            "launches": .array(contents.launches.map { launch in
-                var object: [String: JSONValue] = ["id": .int(Int64(launch.id)), "route": encode(launch.route),
-                                                   "destination": Wire.destination(launch.destination)]
-                if let usec = launch.requestedBoottimeMicroseconds { object["requested_boottime_usec"] = .int(usec) }
-                return .object(object)
-            }),
-            "processes": .array(contents.processes.map {
-                ["launch": .int(Int64($0.launch)), "app": .string($0.app), "pid": .int(Int64($0.pid)), "start_time": .int(Int64($0.startTime))]
-            }),
+            "launches": .array(
+                contents.launches.map { launch in
+                    var object: [String: JSONValue] = [
+                        "id": .int(Int64(launch.id)), "route": encode(launch.route),
+                        "destination": Wire.destination(launch.destination),
+                    ]
+                    if let usec = launch.requestedBoottimeMicroseconds {
+                        object["requested_boottime_usec"] = .int(usec)
+                    }
+                    return .object(object)
+                }
+            ),
+            "processes": .array(
+                contents.processes.map {
+                    [
+                        "launch": .int(Int64($0.launch)), "app": .string($0.app), "pid": .int(Int64($0.pid)),
+                        "start_time": .int(Int64($0.startTime)),
+                    ]
+                }
+            ),
         ])
     }
 

@@ -30,7 +30,11 @@ extension VarlinkInterface {
     ///   `maximumDescriptionSize` bytes.
     public init(parsing text: String) throws(IDLError) {
         guard text.utf8.count <= Self.maximumDescriptionSize else {
-            throw IDLError(line: 1, column: 1, message: "interface text is larger than \(Self.maximumDescriptionSize) bytes")
+            throw IDLError(
+                line: 1,
+                column: 1,
+                message: "interface text is larger than \(Self.maximumDescriptionSize) bytes"
+            )
         }
         var parser = IDLParser(Array(text.utf8))
         self = try parser.parseInterface()
@@ -111,7 +115,10 @@ struct IDLParser {
     private mutating func word() -> String {
         skipSpace()
         let start = position
-        while let c = current, Self.isLetter(c) || Self.isDigit(c) || c == UInt8(ascii: "_") || c == UInt8(ascii: "-") || c == UInt8(ascii: ".") {
+        while let c = current,
+            Self.isLetter(c) || Self.isDigit(c) || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
+                || c == UInt8(ascii: ".")
+        {
             position += 1
         }
         return String(decoding: bytes[start..<position], as: UTF8.self)
@@ -121,7 +128,11 @@ struct IDLParser {
         let startColumn = column
         let found = word()
         guard found == expected else {
-            throw IDLError(line: line, column: startColumn, message: "expected '\(expected)', found \(found.isEmpty ? describeCurrent() : "'\(found)'")")
+            throw IDLError(
+                line: line,
+                column: startColumn,
+                message: "expected '\(expected)', found \(found.isEmpty ? describeCurrent() : "'\(found)'")"
+            )
         }
     }
 
@@ -133,9 +144,13 @@ struct IDLParser {
         let nameColumn = column
         let name = word()
         guard Self.isInterfaceName(name) else {
-            throw IDLError(line: line, column: nameColumn, message: name.isEmpty
-                ? "expected an interface name, found \(describeCurrent())"
-                : "'\(name)' is not a valid interface name (reverse-domain, e.g. org.example.ping)")
+            throw IDLError(
+                line: line,
+                column: nameColumn,
+                message: name.isEmpty
+                    ? "expected an interface name, found \(describeCurrent())"
+                    : "'\(name)' is not a valid interface name (reverse-domain, e.g. org.example.ping)"
+            )
         }
         var members: [VarlinkInterface.Member] = []
         var names = Set<String>()
@@ -146,15 +161,25 @@ struct IDLParser {
             let keywordColumn = column
             let kind = word()
             skipSpace()
-            let memberLine = line, memberColumn = column
+            let memberLine = line
+            let memberColumn = column
             let memberName = word()
             guard Self.isMemberName(memberName) else {
                 if !["type", "method", "error"].contains(kind) {
-                    throw IDLError(line: memberLine, column: keywordColumn, message: "expected 'type', 'method' or 'error', found \(kind.isEmpty ? describeCurrent() : "'\(kind)'")")
+                    throw IDLError(
+                        line: memberLine,
+                        column: keywordColumn,
+                        message:
+                            "expected 'type', 'method' or 'error', found \(kind.isEmpty ? describeCurrent() : "'\(kind)'")"
+                    )
                 }
-                throw IDLError(line: memberLine, column: memberColumn, message: memberName.isEmpty
-                    ? "expected a name after '\(kind)', found \(describeCurrent())"
-                    : "'\(memberName)' is not a valid \(kind) name (an upper-case letter, then letters and digits)")
+                throw IDLError(
+                    line: memberLine,
+                    column: memberColumn,
+                    message: memberName.isEmpty
+                        ? "expected a name after '\(kind)', found \(describeCurrent())"
+                        : "'\(memberName)' is not a valid \(kind) name (an upper-case letter, then letters and digits)"
+                )
             }
             let member: VarlinkInterface.Member
             switch kind {
@@ -164,16 +189,27 @@ struct IDLParser {
             case "method":
                 let input = try parseStruct("the method's input")
                 skipSpace()
-                guard current == UInt8(ascii: "-"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: ">") else {
+                guard current == UInt8(ascii: "-"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: ">")
+                else {
                     throw error("expected '->' after the input of method '\(memberName)', found \(describeCurrent())")
                 }
                 position += 2
                 let output = try parseStruct("the method's output")
                 member = .method(Method(name: memberName, documentation: doc, input: input, output: output))
             case "error":
-                member = .error(ErrorDefinition(name: memberName, documentation: doc, parameters: try parseStruct("the error's parameters")))
+                member = .error(
+                    ErrorDefinition(
+                        name: memberName,
+                        documentation: doc,
+                        parameters: try parseStruct("the error's parameters")
+                    )
+                )
             default:
-                throw IDLError(line: memberLine, column: keywordColumn, message: "expected 'type', 'method' or 'error', found '\(kind)'")
+                throw IDLError(
+                    line: memberLine,
+                    column: keywordColumn,
+                    message: "expected 'type', 'method' or 'error', found '\(kind)'"
+                )
             }
             guard names.insert(memberName).inserted else {
                 throw IDLError(line: memberLine, column: memberColumn, message: "'\(memberName)' is defined twice")
@@ -191,11 +227,17 @@ struct IDLParser {
     /// `( name: type, … )` — a struct (possibly empty); an enum here is an error.
     private mutating func parseStruct(_ what: String) throws(IDLError) -> [Field] {
         skipSpace()
-        let line0 = line, column0 = column
+        let line0 = line
+        let column0 = column
         let type = try parseStructOrEnum()
         switch type {
         case .structure(let fields): return fields
-        default: throw IDLError(line: line0, column: column0, message: "\(what) must be a struct (name: type, …), not an enum")
+        default:
+            throw IDLError(
+                line: line0,
+                column: column0,
+                message: "\(what) must be a struct (name: type, …), not an enum"
+            )
         }
     }
 
@@ -203,24 +245,36 @@ struct IDLParser {
     private mutating func parseStructOrEnum() throws(IDLError) -> VarlinkType {
         depth += 1
         defer { depth -= 1 }
-        guard depth <= VarlinkInterface.maximumDepth else { throw error("types nested deeper than \(VarlinkInterface.maximumDepth) levels") }
+        guard depth <= VarlinkInterface.maximumDepth else {
+            throw error("types nested deeper than \(VarlinkInterface.maximumDepth) levels")
+        }
         try expect(UInt8(ascii: "("), "'('")
         skipSpace()
-        if current == UInt8(ascii: ")") { position += 1; return .structure([]) }
+        if current == UInt8(ascii: ")") {
+            position += 1
+            return .structure([])
+        }
         var fields: [Field] = []
         var cases: [String] = []
         var isEnum: Bool? = nil
         var seen = Set<String>()
         while true {
             skipSpace()
-            let nameLine = line, nameColumn = column
+            let nameLine = line
+            let nameColumn = column
             let name = word()
             guard Self.isFieldName(name) else {
-                throw IDLError(line: nameLine, column: nameColumn, message: name.isEmpty
-                    ? "expected a field name, found \(describeCurrent())"
-                    : "'\(name)' is not a valid field name (a letter, then letters, digits and single underscores)")
+                throw IDLError(
+                    line: nameLine,
+                    column: nameColumn,
+                    message: name.isEmpty
+                        ? "expected a field name, found \(describeCurrent())"
+                        : "'\(name)' is not a valid field name (a letter, then letters, digits and single underscores)"
+                )
             }
-            guard seen.insert(name).inserted else { throw IDLError(line: nameLine, column: nameColumn, message: "'\(name)' appears twice") }
+            guard seen.insert(name).inserted else {
+                throw IDLError(line: nameLine, column: nameColumn, message: "'\(name)' appears twice")
+            }
             skipSpace()
             let hasType = current == UInt8(ascii: ":")
             if isEnum == nil { isEnum = !hasType }
@@ -228,14 +282,26 @@ struct IDLParser {
                 guard !hasType else { throw error("an enum's cases have no types; found ':' after '\(name)'") }
                 cases.append(name)
             } else {
-                guard hasType else { throw error("expected ':' after field name '\(name)', found \(describeCurrent())") }
+                guard hasType else {
+                    throw error("expected ':' after field name '\(name)', found \(describeCurrent())")
+                }
                 position += 1
                 fields.append(Field(name, try parseType()))
             }
             skipSpace()
-            if current == UInt8(ascii: ",") { position += 1; continue }
-            if current == UInt8(ascii: ")") { position += 1; break }
-            if isEnum! { throw error("expected ',' or ')' after enum case '\(name)' (or ':' if it is a field), found \(describeCurrent())") }
+            if current == UInt8(ascii: ",") {
+                position += 1
+                continue
+            }
+            if current == UInt8(ascii: ")") {
+                position += 1
+                break
+            }
+            if isEnum! {
+                throw error(
+                    "expected ',' or ')' after enum case '\(name)' (or ':' if it is a field), found \(describeCurrent())"
+                )
+            }
             throw error("expected ',' or ')', found \(describeCurrent())")
         }
         return isEnum! ? .enumeration(cases) : .structure(fields)
@@ -244,7 +310,9 @@ struct IDLParser {
     private mutating func parseType() throws(IDLError) -> VarlinkType {
         depth += 1
         defer { depth -= 1 }
-        guard depth <= VarlinkInterface.maximumDepth else { throw error("types nested deeper than \(VarlinkInterface.maximumDepth) levels") }
+        guard depth <= VarlinkInterface.maximumDepth else {
+            throw error("types nested deeper than \(VarlinkInterface.maximumDepth) levels")
+        }
         skipSpace()
         guard let c = current else { throw error("expected a type, found end of input") }
         switch c {
@@ -265,7 +333,11 @@ struct IDLParser {
             let keyColumn = column
             let key = word()
             guard key == "string" else {
-                throw IDLError(line: line, column: keyColumn, message: "map keys must be 'string', found \(key.isEmpty ? describeCurrent() : "'\(key)'")")
+                throw IDLError(
+                    line: line,
+                    column: keyColumn,
+                    message: "map keys must be 'string', found \(key.isEmpty ? describeCurrent() : "'\(key)'")"
+                )
             }
             try expect(UInt8(ascii: "]"), "']' after '[string'")
             return .map(try parseType())
@@ -280,7 +352,11 @@ struct IDLParser {
             case "object": return .object
             default:
                 guard Self.isMemberName(name) else {
-                    throw IDLError(line: line, column: typeColumn, message: name.isEmpty ? "expected a type, found \(describeCurrent())" : "unknown type '\(name)'")
+                    throw IDLError(
+                        line: line,
+                        column: typeColumn,
+                        message: name.isEmpty ? "expected a type, found \(describeCurrent())" : "unknown type '\(name)'"
+                    )
                 }
                 references.append((name, line, typeColumn))
                 return .named(name)

@@ -10,8 +10,11 @@ extension VarlinkInterface: CustomStringConvertible {
             switch member {
             case .type(let t): out += Self.comment(t.documentation) + "type \(t.name) \(t.type)\n"
             case .method(let m):
-                out += Self.comment(m.documentation) + "method \(m.name)\(VarlinkType.structure(m.input)) -> \(VarlinkType.structure(m.output))\n"
-            case .error(let e): out += Self.comment(e.documentation) + "error \(e.name) \(VarlinkType.structure(e.parameters))\n"
+                out +=
+                    Self.comment(m.documentation)
+                    + "method \(m.name)\(VarlinkType.structure(m.input)) -> \(VarlinkType.structure(m.output))\n"
+            case .error(let e):
+                out += Self.comment(e.documentation) + "error \(e.name) \(VarlinkType.structure(e.parameters))\n"
             }
         }
         return out

@@ -28,7 +28,9 @@ extension VarlinkInterface {
     }
 
     private func check(_ value: JSONValue, _ type: VarlinkType, path: String, depth: Int) throws(TypeMismatch) {
-        func fail(_ message: String) -> TypeMismatch { TypeMismatch(path: path.isEmpty ? "parameters" : path, message: message) }
+        func fail(_ message: String) -> TypeMismatch {
+            TypeMismatch(path: path.isEmpty ? "parameters" : path, message: message)
+        }
         guard depth <= Self.maximumDepth * 2 else { throw fail("nested too deeply") }
         switch type {
         case .optional(let inner):
@@ -60,9 +62,13 @@ extension VarlinkInterface {
             }
         case .array(let inner):
             guard case .array(let values) = value else { throw fail("expected an array") }
-            for (i, element) in values.enumerated() { try check(element, inner, path: "\(path)[\(i)]", depth: depth + 1) }
+            for (i, element) in values.enumerated() {
+                try check(element, inner, path: "\(path)[\(i)]", depth: depth + 1)
+            }
         case .map(let inner):
-            guard case .object(let object) = value else { throw fail(inner == .structure([]) ? "expected a set (an object of {})" : "expected a map (an object)") }
+            guard case .object(let object) = value else {
+                throw fail(inner == .structure([]) ? "expected a set (an object of {})" : "expected a map (an object)")
+            }
             for (key, element) in object { try check(element, inner, path: "\(path)[\"\(key)\"]", depth: depth + 1) }
         case .structure(let fields):
             guard case .object(let object) = value else { throw fail("expected an object") }
@@ -74,7 +80,9 @@ extension VarlinkInterface {
                 }
                 try check(fieldValue, field.type, path: fieldPath, depth: depth + 1)
             }
-            if object.count > fields.count || object.keys.contains(where: { key in !fields.contains { $0.name == key } }) {
+            if object.count > fields.count
+                || object.keys.contains(where: { key in !fields.contains { $0.name == key } })
+            {
                 let unknown = object.keys.filter { key in !fields.contains { $0.name == key } }.sorted()
                 if let first = unknown.first {
                     throw TypeMismatch(path: path.isEmpty ? first : "\(path).\(first)", message: "unknown field")

@@ -12,7 +12,13 @@ public struct VarlinkCall: Sendable, Hashable {
     public var upgrade: Bool
 
     /// A call to `method` (qualified by its interface); `oneway` and `more` exclude each other.
-    public init(method: String, parameters: [String: JSONValue] = [:], oneway: Bool = false, more: Bool = false, upgrade: Bool = false) {
+    public init(
+        method: String,
+        parameters: [String: JSONValue] = [:],
+        oneway: Bool = false,
+        more: Bool = false,
+        upgrade: Bool = false
+    ) {
         self.method = method
         self.parameters = parameters
         self.oneway = oneway
@@ -23,7 +29,9 @@ public struct VarlinkCall: Sendable, Hashable {
     /// `org.varlink.service` of `org.varlink.service.GetInfo`.
     public var interface: Substring { method.lastIndex(of: ".").map { method[..<$0] } ?? "" }
     /// `GetInfo` of `org.varlink.service.GetInfo`.
-    public var member: Substring { method.lastIndex(of: ".").map { method[method.index(after: $0)...] } ?? Substring(method) }
+    public var member: Substring {
+        method.lastIndex(of: ".").map { method[method.index(after: $0)...] } ?? Substring(method)
+    }
 }
 
 /// A reply: `{"parameters": {…}, "continues"?: true, "error"?: "iface.Error"}`.
@@ -76,10 +84,15 @@ extension VarlinkCall {
     public init(decoding bytes: some Collection<UInt8>) throws(VarlinkProtocolError) {
         let object = try decodeObject(bytes)
         guard case .string(let method)? = object["method"] else {
-            throw VarlinkProtocolError(object["method"] == nil ? "a call needs a \"method\"" : "\"method\" must be a string")
+            throw VarlinkProtocolError(
+                object["method"] == nil ? "a call needs a \"method\"" : "\"method\" must be a string"
+            )
         }
-        guard let dot = method.lastIndex(of: "."), dot != method.startIndex, method.index(after: dot) != method.endIndex else {
-            throw VarlinkProtocolError("\"method\" must be qualified by its interface, e.g. org.varlink.service.GetInfo")
+        guard let dot = method.lastIndex(of: "."), dot != method.startIndex, method.index(after: dot) != method.endIndex
+        else {
+            throw VarlinkProtocolError(
+                "\"method\" must be qualified by its interface, e.g. org.varlink.service.GetInfo"
+            )
         }
         self.method = method
         parameters = try parametersObject(object["parameters"])
@@ -87,7 +100,8 @@ extension VarlinkCall {
         more = try flag(object, "more")
         upgrade = try flag(object, "upgrade")
         if oneway && more { throw VarlinkProtocolError("\"oneway\" and \"more\" exclude each other") }
-        for key in object.keys where !["method", "parameters", "oneway", "more", "upgrade"].contains(key) && !key.contains(".") {
+        for key in object.keys
+        where !["method", "parameters", "oneway", "more", "upgrade"].contains(key) && !key.contains(".") {
             throw VarlinkProtocolError("unknown key \"\(key)\" in a call (extensions must be namespaced)")
         }
     }
@@ -137,8 +151,14 @@ extension VarlinkReply {
             JSONWriter.writeString(name, into: &out)
             out.append(0x3A)
         }
-        if let error { key("error"); JSONWriter.writeString(error, into: &out) }
-        if continues { key("continues"); out += Array("true".utf8) }
+        if let error {
+            key("error")
+            JSONWriter.writeString(error, into: &out)
+        }
+        if continues {
+            key("continues")
+            out += Array("true".utf8)
+        }
         key("parameters")
         if let prepared { out += prepared } else { JSONWriter.write(.object(parameters), into: &out) }
         out.append(0x7D)

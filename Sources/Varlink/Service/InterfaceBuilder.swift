@@ -18,13 +18,18 @@ public struct InterfaceBuilder: Sendable {
     public init(_ text: String) { self.text = text }
 
     /// Registers an untyped handler: parameters and replies as JSON objects.
-    public mutating func rawMethod(_ name: String, options: VarlinkService.MethodOptions = .init(), _ handler: @escaping VarlinkService.Handler) {
+    public mutating func rawMethod(
+        _ name: String,
+        options: VarlinkService.MethodOptions = .init(),
+        _ handler: @escaping VarlinkService.Handler
+    ) {
         handlers[name] = (handler, options)
     }
 
     /// A method with one reply: decode the parameters, return the reply.
     public mutating func method<Input: Decodable & Sendable, Output: Encodable & Sendable>(
-        _ name: String, options: VarlinkService.MethodOptions = .init(),
+        _ name: String,
+        options: VarlinkService.MethodOptions = .init(),
         _ body: @escaping @Sendable (Input, VarlinkService.Request) async throws -> Output
     ) {
         rawMethod(name, options: options) { request, reply in
@@ -37,7 +42,8 @@ public struct InterfaceBuilder: Sendable {
     /// A method that may reply many times (`more`): send through the stream; the last reply
     /// has `continues: false`.
     public mutating func streamingMethod<Input: Decodable & Sendable, Output: Encodable & Sendable>(
-        _ name: String, requiresMore: Bool = false,
+        _ name: String,
+        requiresMore: Bool = false,
         _ body: @escaping @Sendable (Input, VarlinkService.Request, ReplyStream<Output>) async throws -> Void
     ) {
         rawMethod(name, options: .init(requiresMore: requiresMore)) { request, reply in
@@ -79,7 +85,8 @@ enum TypedCoding {
         } catch let DecodingError.keyNotFound(key, context) {
             throw VarlinkError.invalidParameter((context.codingPath.first ?? key).stringValue)
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context),
-                let DecodingError.dataCorrupted(context) {
+            let DecodingError.dataCorrupted(context)
+        {
             throw VarlinkError.invalidParameter(context.codingPath.first?.stringValue ?? "parameters")
         }
     }

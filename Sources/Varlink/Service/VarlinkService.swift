@@ -52,8 +52,11 @@ public final class VarlinkService: Sendable {
         public let waiting: @Sendable () -> Duration?
 
         /// An output; see the properties.
-        public init(write: @escaping @Sendable ([UInt8], Bool) -> Bool, queued: @escaping @Sendable () -> Int,
-                    waiting: @escaping @Sendable () -> Duration?) {
+        public init(
+            write: @escaping @Sendable ([UInt8], Bool) -> Bool,
+            queued: @escaping @Sendable () -> Int,
+            waiting: @escaping @Sendable () -> Duration?
+        ) {
             self.write = write
             self.queued = queued
             self.waiting = waiting
@@ -79,7 +82,11 @@ public final class VarlinkService: Sendable {
         ///   - peer: The caller, if the transport knows it.
         ///   - disconnect: How to end the connection with a final error; by default it does nothing,
         ///     for tests and transports without connections.
-        public init(call: VarlinkCall, peer: PeerCredentials?, disconnect: @escaping @Sendable (VarlinkError) async -> Void = { _ in }) {
+        public init(
+            call: VarlinkCall,
+            peer: PeerCredentials?,
+            disconnect: @escaping @Sendable (VarlinkError) async -> Void = { _ in }
+        ) {
             self.call = call
             self.peer = peer
             self.disconnect = disconnect
@@ -117,7 +124,9 @@ public final class VarlinkService: Sendable {
         /// - Throws: If `prepared` was made for another method, the reply breaks the rules (`continues`
         ///   without `more`, a reply after the final one), or the transport could not write it.
         public func callAsFunction(_ prepared: PreparedParameters, _ continues: Bool) async throws {
-            guard prepared.method == method else { throw ReplyMisuse("parameters prepared for \(prepared.method), not \(method)") }
+            guard prepared.method == method else {
+                throw ReplyMisuse("parameters prepared for \(prepared.method), not \(method)")
+            }
             try await send(VarlinkReply(prepared: prepared.bytes, continues: continues))
         }
     }
@@ -129,7 +138,9 @@ public final class VarlinkService: Sendable {
         let bytes: [UInt8]
 
         /// The whole reply message, NUL included, for a DirectOutput.
-        public func message(continues: Bool) -> [UInt8] { VarlinkReply(prepared: bytes, continues: continues).encoded() }
+        public func message(continues: Bool) -> [UInt8] {
+            VarlinkReply(prepared: bytes, continues: continues).encoded()
+        }
     }
 
     /// A method's implementation: it sends its replies through `Reply` and returns after the final
@@ -169,10 +180,18 @@ public final class VarlinkService: Sendable {
         var registered: [String: Registered] = [:]
         for builder in builders {
             let interface = try VarlinkInterface(parsing: builder.text)
-            registered[interface.name] = Registered(interface: interface, text: builder.text, handlers: builder.handlers)
+            registered[interface.name] = Registered(
+                interface: interface,
+                text: builder.text,
+                handlers: builder.handlers
+            )
         }
         let serviceInterface = try VarlinkInterface(parsing: ServiceInterface.text)
-        registered[serviceInterface.name] = Registered(interface: serviceInterface, text: ServiceInterface.text, handlers: [:])
+        registered[serviceInterface.name] = Registered(
+            interface: serviceInterface,
+            text: ServiceInterface.text,
+            handlers: [:]
+        )
         interfaces = registered
     }
 
@@ -186,13 +205,24 @@ public final class VarlinkService: Sendable {
     /// Handles one call. `send` is called for each reply (never for a oneway call); the final
     /// reply has `continues == false`. Returns when the call is complete. Never throws: every
     /// failure becomes an error reply, except a failure of `send` itself, which ends the call.
-    public func handle(_ call: VarlinkCall, peer: PeerCredentials?, send: @escaping @Sendable (VarlinkReply) async throws -> Void,
-                       disconnect: @escaping @Sendable (VarlinkReply) async -> Void = { _ in }, direct: DirectWriter? = nil) async {
+    public func handle(
+        _ call: VarlinkCall,
+        peer: PeerCredentials?,
+        send: @escaping @Sendable (VarlinkReply) async throws -> Void,
+        disconnect: @escaping @Sendable (VarlinkReply) async -> Void = { _ in },
+        direct: DirectWriter? = nil
+    ) async {
         let deliver: @Sendable (VarlinkReply) async throws -> Void = { reply in
             if !call.oneway { try await send(reply) }
         }
         do {
-            try await dispatch(call, peer: peer, deliver: deliver, disconnect: disconnect, direct: call.oneway ? nil : direct)
+            try await dispatch(
+                call,
+                peer: peer,
+                deliver: deliver,
+                disconnect: disconnect,
+                direct: call.oneway ? nil : direct
+            )
         } catch let error as VarlinkError {
             try? await deliver(.error(error.name, error.parameters))
         } catch is ReplyFailed {
@@ -205,19 +235,28 @@ public final class VarlinkService: Sendable {
         }
     }
 
-    private func dispatch(_ call: VarlinkCall, peer: PeerCredentials?, deliver: @escaping @Sendable (VarlinkReply) async throws -> Void,
-                          disconnect: @escaping @Sendable (VarlinkReply) async -> Void, direct: DirectWriter?) async throws {
+    private func dispatch(
+        _ call: VarlinkCall,
+        peer: PeerCredentials?,
+        deliver: @escaping @Sendable (VarlinkReply) async throws -> Void,
+        disconnect: @escaping @Sendable (VarlinkReply) async -> Void,
+        direct: DirectWriter?
+    ) async throws {
         let interfaceName = String(call.interface)
         guard let registered = interfaces[interfaceName] else { throw VarlinkError.interfaceNotFound(interfaceName) }
         let memberName = String(call.member)
-        guard let method = registered.interface.method(named: memberName) else { throw VarlinkError.methodNotFound(call.method) }
+        guard let method = registered.interface.method(named: memberName) else {
+            throw VarlinkError.methodNotFound(call.method)
+        }
 
         if interfaceName == ServiceInterface.name {
             try checkParameters(call, method, registered.interface)
             try await deliver(VarlinkReply(parameters: try serviceMethod(memberName, call)))
             return
         }
-        guard let (handler, options) = registered.handlers[memberName] else { throw VarlinkError.methodNotImplemented(call.method) }
+        guard let (handler, options) = registered.handlers[memberName] else {
+            throw VarlinkError.methodNotImplemented(call.method)
+        }
         try checkParameters(call, method, registered.interface)
         if call.upgrade && !options.supportsUpgrade { throw VarlinkError.invalidParameter("upgrade") }
         if options.requiresMore && !call.more && !call.oneway { throw VarlinkError.expectedMore }
@@ -229,21 +268,29 @@ public final class VarlinkService: Sendable {
             await disconnect(.error(error.name, error.parameters))
         }
         if call.more { request.direct = direct }
-        let reply = Reply(method: call.method, check: { parameters throws(ReplyMisuse) in
-            do { try interface.check(.object(parameters), against: method.output) } catch {
-                throw ReplyMisuse("reply does not match \(call.method)'s output: \(error)")
+        let reply = Reply(
+            method: call.method,
+            check: { parameters throws(ReplyMisuse) in
+                do { try interface.check(.object(parameters), against: method.output) } catch {
+                    throw ReplyMisuse("reply does not match \(call.method)'s output: \(error)")
+                }
+            },
+            send: { reply in
+                guard !tracker.finished else { throw ReplyMisuse("a reply after the final one") }
+                if reply.continues && !call.more { throw ReplyMisuse("continues without more") }
+                if !reply.continues, !tracker.finish() { throw ReplyMisuse("a reply after the final one") }
+                do { try await deliver(reply) } catch { throw ReplyFailed() }
             }
-        }, send: { reply in
-            guard !tracker.finished else { throw ReplyMisuse("a reply after the final one") }
-            if reply.continues && !call.more { throw ReplyMisuse("continues without more") }
-            if !reply.continues, !tracker.finish() { throw ReplyMisuse("a reply after the final one") }
-            do { try await deliver(reply) } catch { throw ReplyFailed() }
-        })
+        )
         try await handler(request, reply)
         if !tracker.finished { throw ReplyMisuse("the handler returned without a final reply") }
     }
 
-    private func checkParameters(_ call: VarlinkCall, _ method: Method, _ interface: VarlinkInterface) throws(VarlinkError) {
+    private func checkParameters(
+        _ call: VarlinkCall,
+        _ method: Method,
+        _ interface: VarlinkInterface
+    ) throws(VarlinkError) {
         do { try interface.check(.object(call.parameters), against: method.input) } catch {
             throw VarlinkError.invalidParameter(error.parameter)
         }
@@ -252,10 +299,14 @@ public final class VarlinkService: Sendable {
     private func serviceMethod(_ name: String, _ call: VarlinkCall) throws(VarlinkError) -> [String: JSONValue] {
         switch name {
         case "GetInfo":
-            return ["vendor": .string(info.vendor), "product": .string(info.product), "version": .string(info.version),
-                    "url": .string(info.url), "interfaces": .array(interfaceNames.map { .string($0) })]
+            return [
+                "vendor": .string(info.vendor), "product": .string(info.product), "version": .string(info.version),
+                "url": .string(info.url), "interfaces": .array(interfaceNames.map { .string($0) }),
+            ]
         case "GetInterfaceDescription":
-            guard case .string(let requested)? = call.parameters["interface"] else { throw VarlinkError.invalidParameter("interface") }
+            guard case .string(let requested)? = call.parameters["interface"] else {
+                throw VarlinkError.invalidParameter("interface")
+            }
             guard let registered = interfaces[requested] else { throw VarlinkError.interfaceNotFound(requested) }
             return ["description": .string(registered.text)]
         default:
@@ -278,5 +329,10 @@ private final class ReplyTracker: Sendable {
     private let state = Mutex(false)
     var finished: Bool { state.withLock { $0 } }
     /// Marks the call finished; false if it already was.
-    func finish() -> Bool { state.withLock { done in defer { done = true }; return !done } }
+    func finish() -> Bool {
+        state.withLock { done in
+            defer { done = true }
+            return !done
+        }
+    }
 }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import CurtainctlSupport
 import JSON
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Options every daemon command takes, as systemctl and resolvectl spell them.
 struct DaemonOptions: ParsableArguments {
@@ -11,7 +12,12 @@ struct DaemonOptions: ParsableArguments {
         case off, short, pretty
     }
 
-    @Option(help: ArgumentHelp("The daemon's socket (default: $CURTAIN_SOCKET, then /run/curtain/io.curtain.Launcher, then $XDG_RUNTIME_DIR/curtain/io.curtain.Launcher).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The daemon's socket (default: $CURTAIN_SOCKET, then /run/curtain/io.curtain.Launcher, then $XDG_RUNTIME_DIR/curtain/io.curtain.Launcher).",
+            valueName: "path"
+        )
+    )
     var socket: String?
 
     @Option(help: "Print JSON: off, short (one line per object), pretty.")
@@ -61,7 +67,9 @@ enum Pretty {
         let inner = indent + "  "
         switch value {
         case .object(let o) where !o.isEmpty:
-            let items = o.keys.sorted().map { "\(inner)\(JSONWriter.string(.string($0))): \(json(o[$0]!, indent: inner))" }
+            let items = o.keys.sorted().map {
+                "\(inner)\(JSONWriter.string(.string($0))): \(json(o[$0]!, indent: inner))"
+            }
             return "{\n" + items.joined(separator: ",\n") + "\n\(indent)}"
         case .array(let a) where !a.isEmpty:
             return "[\n" + a.map { inner + json($0, indent: inner) }.joined(separator: ",\n") + "\n\(indent)]"

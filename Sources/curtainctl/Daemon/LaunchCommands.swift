@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import CurtainCore
 import CurtainctlSupport
 import JSON
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Prints a stream of events: on a terminal a live view (one line per launch, progress bars),
 /// piped or with --json one JSON object per line (frames only with --frames).
@@ -28,7 +29,9 @@ struct EventPrinter {
     /// Prints `event`; returns its final state when it ended a launch.
     mutating func show(_ event: JSONValue) -> String? {
         let kind = event["kind"]?.text ?? ""
-        let ended: String? = kind == "state" && ["revealed", "failed", "cancelled"].contains(event["to"]?.text ?? "") ? event["to"]?.text : nil
+        let ended: String? =
+            kind == "state" && ["revealed", "failed", "cancelled"].contains(event["to"]?.text ?? "")
+            ? event["to"]?.text : nil
         if live {
             view.show(event)
         } else if !options.quiet, kind != "frame" || frames {
@@ -42,8 +45,10 @@ struct EventPrinter {
 /// `curtainctl launch`: start a launch, optionally following it to its end.
 struct LaunchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "launch", abstract: "Launch an app: a normal start, a push notification or a deep link.",
-        discussion: "With --follow, exits 0 when the launch is revealed and 1 when it fails or is cancelled.")
+        commandName: "launch",
+        abstract: "Launch an app: a normal start, a push notification or a deep link.",
+        discussion: "With --follow, exits 0 when the launch is revealed and 1 when it fails or is cancelled."
+    )
     @OptionGroup var options: DaemonOptions
     @Option(help: ArgumentHelp("A normal start of this app.", valueName: "app")) var normal: String?
     @Option(help: ArgumentHelp("A push notification's payload (JSON object).", valueName: "json")) var push: String?
@@ -54,9 +59,15 @@ struct LaunchCommand: ParsableCommand {
     @Flag(help: "With --follow: also the overlay's frames.") var frames = false
 
     func validate() throws {
-        guard [normal, push, deeplink].compactMap({ $0 }).count == 1 else { throw ValidationError("give exactly one of --normal APP, --push JSON, --deeplink URL") }
-        if let policy, !["retarget", "queue", "replace", "ignore"].contains(policy) { throw ValidationError("--policy must be retarget, queue, replace or ignore") }
-        if let push, (try? JSONParser.parse(Array(push.utf8))).map({ if case .object = $0 { true } else { false } }) != true {
+        guard [normal, push, deeplink].compactMap({ $0 }).count == 1 else {
+            throw ValidationError("give exactly one of --normal APP, --push JSON, --deeplink URL")
+        }
+        if let policy, !["retarget", "queue", "replace", "ignore"].contains(policy) {
+            throw ValidationError("--policy must be retarget, queue, replace or ignore")
+        }
+        if let push,
+            (try? JSONParser.parse(Array(push.utf8))).map({ if case .object = $0 { true } else { false } }) != true
+        {
             throw ValidationError("--push must be a JSON object")
         }
     }
@@ -70,10 +81,14 @@ struct LaunchCommand: ParsableCommand {
         var parameters: [String: JSONValue] = ["route": .object(route)]
         if let policy { parameters["policy"] = .string(policy) }
         if !follow {
-            let reply = try options.withDaemon { client throws(DaemonClient.ClientError) in try client.call("io.curtain.Launcher.Launch", parameters) }
+            let reply = try options.withDaemon { client throws(DaemonClient.ClientError) in
+                try client.call("io.curtain.Launcher.Launch", parameters)
+            }
             if options.json != .off { return options.printJSON(.object(reply)) }
             let launch = reply["launch"]
-            return options.print("launch \(launch?["id"]?.text ?? "?") \(reply["decision"]?.text ?? ""): \(launch?["destination"]?["app"]?.text ?? "?")/\(launch?["destination"]?["screen"]?.text ?? "?") (\(launch?["state"]?.text ?? "?"))")
+            return options.print(
+                "launch \(launch?["id"]?.text ?? "?") \(reply["decision"]?.text ?? ""): \(launch?["destination"]?["app"]?.text ?? "?")/\(launch?["destination"]?["screen"]?.text ?? "?") (\(launch?["state"]?.text ?? "?"))"
+            )
         }
         var printer = EventPrinter(options: options, frames: frames)
         if printer.wantsFrames { parameters["frames"] = true }
@@ -94,7 +109,10 @@ struct LaunchCommand: ParsableCommand {
 
 /// `curtainctl watch [ID]`: stream events of one launch or of all.
 struct WatchCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Watch launches as they happen (one, or all).")
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Watch launches as they happen (one, or all)."
+    )
     @OptionGroup var options: DaemonOptions
     @Argument(help: "Only this launch (the stream ends with it).") var id: Int?
     @Flag(help: "Also the overlay's frames.") var frames = false
@@ -104,7 +122,9 @@ struct WatchCommand: ParsableCommand {
     func validate() throws {
         if let id, id <= 0 { throw ValidationError("the launch id must be a positive integer (got \(id))") }
         if let fps, !(fps.isFinite && WireLimits.watchFPS.contains(fps)) {
-            throw ValidationError("--fps must be a number from \(Format.number(WireLimits.watchFPS.lowerBound)) to \(Format.number(WireLimits.watchFPS.upperBound)) (got \(fps))")
+            throw ValidationError(
+                "--fps must be a number from \(Format.number(WireLimits.watchFPS.lowerBound)) to \(Format.number(WireLimits.watchFPS.upperBound)) (got \(fps))"
+            )
         }
     }
 

@@ -1,8 +1,9 @@
+import CurtainctlSupport
+import JSON
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CurtainctlSupport
-import JSON
 
 /// The terminal view of `watch` and `launch --follow`: one line per launch — id, state,
 /// destination, route, elapsed time — and a progress bar for its running transition, redrawn
@@ -27,7 +28,8 @@ struct LiveView {
     mutating func describe(_ launch: JSONValue) {
         guard let id = launch["id"]?.text else { return }
         let index = row(id, at: launch["requested"].flatMap(\.number) ?? 0)
-        rows[index].destination = "\(launch["destination"]?["app"]?.text ?? "?")/\(launch["destination"]?["screen"]?.text ?? "?")"
+        rows[index].destination =
+            "\(launch["destination"]?["app"]?.text ?? "?")/\(launch["destination"]?["screen"]?.text ?? "?")"
         rows[index].route = launch["route"]?.text ?? ""
         rows[index].state = launch["state"]?.text ?? rows[index].state
     }
@@ -42,10 +44,13 @@ struct LiveView {
             rows[index].transition = event["transition"]?.text
             rows[index].progress = event["progress"].flatMap(\.number)
         case "destination":
-            rows[index].destination = "\(event["destination"]?["app"]?.text ?? "?")/\(event["destination"]?["screen"]?.text ?? "?")"
+            rows[index].destination =
+                "\(event["destination"]?["app"]?.text ?? "?")/\(event["destination"]?["screen"]?.text ?? "?")"
         default:
             rows[index].state = event["to"]?.text ?? rows[index].state
-            if ["holding", "revealed", "failed", "cancelled"].contains(rows[index].state) { rows[index].transition = nil }
+            if ["holding", "revealed", "failed", "cancelled"].contains(rows[index].state) {
+                rows[index].transition = nil
+            }
         }
         let ended = ["revealed", "failed", "cancelled"].contains(rows[index].state)
         draw(force: event["kind"]?.text != "frame" || ended)
@@ -70,7 +75,9 @@ struct LiveView {
             var bar = ""
             if let transition = row.transition, let progress = row.progress {
                 let filled = Int((progress * 20).rounded())
-                bar = " \(transition) [" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "] \(Int((progress * 100).rounded()))%"
+                bar =
+                    " \(transition) [" + String(repeating: "#", count: filled)
+                    + String(repeating: "-", count: 20 - filled) + "] \(Int((progress * 100).rounded()))%"
             }
             let state = colour ? paint(row.state) : row.state
             out += "\u{1B}[2K#\(row.id)  \(state)  \(row.destination)  \(row.route)  +\(elapsed) ms\(bar)\n"
@@ -80,12 +87,13 @@ struct LiveView {
     }
 
     private func paint(_ state: String) -> String {
-        let code = switch state {
-        case "revealed": "32"
-        case "failed": "31"
-        case "cancelled": "33"
-        default: "1"
-        }
+        let code =
+            switch state {
+            case "revealed": "32"
+            case "failed": "31"
+            case "cancelled": "33"
+            default: "1"
+            }
         return "\u{1B}[\(code)m\(state)\u{1B}[0m"
     }
 }

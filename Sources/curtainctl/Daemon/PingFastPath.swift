@@ -1,7 +1,8 @@
+import CurtainctlSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CurtainctlSupport
 
 /// `curtainctl ping` and `curtainctl ping --socket PATH` when all goes well, in the fewest
 /// instructions and pages the process can touch: a liveness probe is the one command scripts
@@ -30,14 +31,17 @@ enum PingFastPath {
         }
         // The candidates of `DaemonClient.candidates(explicit: nil)`, in its order: the first
         // that accepts the connection answers (as there).
-        if let value = getenv("CURTAIN_SOCKET"), value[0] != 0, case let outcome = ping(value), !outcome.unreachable { return outcome.status }
+        if let value = getenv("CURTAIN_SOCKET"), value[0] != 0, case let outcome = ping(value), !outcome.unreachable {
+            return outcome.status
+        }
         if case let outcome = ping("/run/curtain/io.curtain.Launcher"), !outcome.unreachable { return outcome.status }
         guard let runtime = getenv("XDG_RUNTIME_DIR"), runtime[0] != 0 else { return unreachable(explicit: nil) }
         let suffix: StaticString = "/curtain/io.curtain.Launcher"
         let length = strlen(runtime)
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + suffix.utf8CodeUnitCount + 1) { buffer in
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + suffix.utf8CodeUnitCount + 1) {
+            buffer in
             memcpy(buffer.baseAddress!, runtime, length)
-            memcpy(buffer.baseAddress! + length, suffix.utf8Start, suffix.utf8CodeUnitCount + 1)   // with its NUL
+            memcpy(buffer.baseAddress! + length, suffix.utf8Start, suffix.utf8CodeUnitCount + 1)  // with its NUL
             let outcome = ping(buffer.baseAddress!)
             return outcome.unreachable ? unreachable(explicit: nil) : outcome.status
         }
@@ -48,7 +52,9 @@ enum PingFastPath {
     /// which costs ~4 ms more (a script waiting for the daemon with `until curtainctl ping`
     /// runs this). Should a candidate accept now, the ordinary path runs after all.
     private static func unreachable(explicit: UnsafePointer<CChar>?) -> Int32? {
-        do { try DaemonClient.connect(explicit: explicit.map { String(cString: $0) }).close() } catch { fail(error.description, status: 3) }
+        do { try DaemonClient.connect(explicit: explicit.map { String(cString: $0) }).close() } catch {
+            fail(error.description, status: 3)
+        }
         return nil
     }
 
@@ -69,11 +75,14 @@ enum PingFastPath {
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { _ = memcpy($0.baseAddress!, path, length) }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard connected == 0 else { return Outcome(unreachable: true) }
 
-        var start = timespec(), end = timespec()
+        var start = timespec()
+        var end = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
         // The request with its NUL terminator (a StaticString's storage ends with one).
         let sent = send(fd, request.utf8Start, request.utf8CodeUnitCount + 1, Int32(MSG_NOSIGNAL))
@@ -112,8 +121,12 @@ enum PingFastPath {
             count += pathLength
             append(" in ")
             // The decimal digits of a non-negative number, most significant first.
-            var digits = 1, rest = max(micros, 0)
-            while rest >= 10 { rest /= 10; digits += 1 }
+            var digits = 1
+            var rest = max(micros, 0)
+            while rest >= 10 {
+                rest /= 10
+                digits += 1
+            }
             rest = max(micros, 0)
             for index in stride(from: count + digits - 1, through: count, by: -1) {
                 line[index] = UInt8(48 + rest % 10)
