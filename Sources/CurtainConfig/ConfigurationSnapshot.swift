@@ -21,6 +21,10 @@ public struct ConfigurationSnapshot: Sendable {
         app.flatMap { perApp[$0] } ?? transitions
     }
 
+    /// The elements an app hides until its launch ends: those the reveal flies onto (told to
+    /// an attached app with each delivery, by either backend).
+    public var hiddenElements: [String] { (try? transitions.get())?.hiddenElements ?? [] }
+
     public struct SceneReference: Sendable, Hashable {
         /// The absolute path; nil when the shipped scene is installed nowhere.
         public let path: String?

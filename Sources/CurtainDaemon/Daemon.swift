@@ -123,7 +123,7 @@ public enum Daemon {
             notifySocket: notifyPath,
             logger: logger
         ) { [supervisor] in
-            await supervisor.deliver($0, $1, $2, $3)
+            await supervisor.deliver($0, $1, $2, $3, hide: $4)
         }
         await supervisor.offerUnattributed { [units] in await units.claim($0) }
         let origin = Mutex<Int64?>(nil)

@@ -49,6 +49,10 @@ struct AppUnitTests {
         unit = "curtain-test-staged-late.service"
         readiness = "ready"
 
+        [[apps]]
+        name = "attached"
+        unit = "curtain-test-attached.service"
+
         """
     /// A Type=notify app that only tells systemd READY=1 (curtain-demo-app, no io.curtain.App).
     static let shopUnit = """
@@ -77,6 +81,12 @@ struct AppUnitTests {
         ExecStart=/bin/sh -c 'NOTIFY_SOCKET=$$CURTAIN_NOTIFY_SOCKET systemd-notify --pid=$$$$ X_CURTAIN_STAGE=content STATUS=content-shown && exec sleep infinity'
 
         """
+    /// Attached over io.curtain.App while it loads (curtain-demo-app --attach): later launches
+    /// are delivered to it, and it prints what each delivery asks it to hide.
+    static let attachedUnit = shopUnit.replacingOccurrences(
+        of: "--load 0.2 --screen %i",
+        with: "--load 1 --attach"
+    )
     /// Not configured: the polkit rule must refuse it.
     static let otherUnit = "[Service]\nType=oneshot\nExecStart=/bin/true\n"
 
@@ -90,6 +100,7 @@ struct AppUnitTests {
             "/etc/systemd/system/curtain-test-staged.service": stagedUnit,
             "/etc/systemd/system/curtain-test-staged-late.service": stagedUnit,
             "/etc/systemd/system/curtain-test-other.service": otherUnit,
+            "/etc/systemd/system/curtain-test-attached.service": attachedUnit,
         ]
     }
 
@@ -183,6 +194,44 @@ struct AppUnitTests {
             environ.stdout.contains("CURTAIN_LAUNCH_ID=\(id ?? -1)"),
             "the restarted unit has the new launch's destination"
         )
+    }
+
+    @Test(
+        "warm start of an attached unit under logo-move: the delivery tells it to hide the logo the reveal flies onto"
+    )
+    func attachedUnitHidesTheReveal() async throws {
+        // logo-move for this test only, through a reload (the suite's other launches keep
+        // the default reveal); restored at the end.
+        let configuration = "/etc/curtain/curtain.toml"
+        let moving = Self.configuration + "\n[transitions]\nreveal = \"logo-move\"\n"
+        func use(_ text: String) async throws {
+            let written = try await systemd.run(["sh", "-c", "printf '%s' \"$1\" > \"$2\"", "sh", text, configuration])
+            #expect(written.status == 0, "\(written)")
+            let reloaded = try await systemd.run(["curtainctl", "reload"])
+            #expect(reloaded.status == 0, "\(reloaded)")
+        }
+        try await use(moving)
+        do {
+            let (cold, _) = try await launch("attached")
+            #expect(cold.status == 0, "\(cold)")
+            let (warm, id) = try await launch("attached")
+            #expect(warm.status == 0, "\(warm)")
+            // The unit's own words (its stdout in the journal): the route came as a delivery
+            // with the hide list, not as a restart.
+            func delivered(_ journal: String) -> Bool {
+                journal.split(separator: "\n").contains {
+                    $0.hasPrefix("warm start: launch \(id ?? -1) screen ") && $0.hasSuffix(" hides logo until revealed")
+                }
+            }
+            var journal = ""
+            for _ in 0..<50 {
+                journal = try await systemd.journalctl("-u", "curtain-test-attached.service", "-o", "cat").stdout
+                if delivered(journal) { break }
+                try await Task.sleep(for: .milliseconds(100))  // ok-sleep: a bounded poll of the journal
+            }
+            #expect(delivered(journal), "\(journal)")
+        }
+        try await use(Self.configuration)
     }
 
     @Test("the polkit rule lets the curtain user manage the configured units and no other")

@@ -221,7 +221,7 @@ actor ProcessSupervisor: AppSupervisor {
         }
         if app.singleInstance {
             // Warm start: an attached app gets the route on its stream.
-            if await deliver(id, app.name, route, destination, hide: Self.hidden(snapshot)) { return }
+            if await deliver(id, app.name, route, destination, hide: snapshot.hiddenElements) { return }
             if let running = instances.values.first(where: { $0.app == app.name && !$0.released }) {
                 switch app.warm {
                 case .revealNow:
@@ -347,7 +347,7 @@ actor ProcessSupervisor: AppSupervisor {
             ]
         )
         guard destination != instance.destination else { return }
-        if await deliver(to, instance.app, route, destination, hide: Self.hidden(snapshot)) {
+        if await deliver(to, instance.app, route, destination, hide: snapshot.hiddenElements) {
             instances[pid]?.destination = destination
             instances[pid]?.redirected = true
             instances[pid]?.pending = nil
@@ -362,18 +362,18 @@ actor ProcessSupervisor: AppSupervisor {
         _ pending: (route: Route, destination: Destination, snapshot: ConfigurationSnapshot)
     ) async {
         guard let instance = instances[pid], instance.launch == launch else { return }
-        if await deliver(launch, instance.app, pending.route, pending.destination, hide: Self.hidden(pending.snapshot))
-        {
+        if await deliver(
+            launch,
+            instance.app,
+            pending.route,
+            pending.destination,
+            hide: pending.snapshot.hiddenElements
+        ) {
             instances[pid]?.destination = pending.destination
             instances[pid]?.redirected = true
         } else if instances[pid]?.launch == launch, instances[pid]?.pending == nil {
             instances[pid]?.pending = pending
         }
-    }
-
-    /// The elements a launch's app hides until it ends: those its reveal flies onto.
-    static func hidden(_ snapshot: ConfigurationSnapshot) -> [String] {
-        (try? snapshot.transitions.get())?.hiddenElements ?? []
     }
 
     /// The route to `app`'s attached streams, newest first; whether one took it (also the

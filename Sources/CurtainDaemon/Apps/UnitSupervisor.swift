@@ -41,7 +41,7 @@ actor UnitSupervisor: AppSupervisor {
     private let apiSocket: String?
     /// curtaind's notify socket, given to units as CURTAIN_NOTIFY_SOCKET for their stages.
     private let notifySocket: String?
-    private let deliver: @Sendable (LaunchID, String, Route, Destination) async -> Bool
+    private let deliver: @Sendable (LaunchID, String, Route, Destination, [String]) async -> Bool
     private let logger: Logger
     private let publisher = AppEventPublisher()
     nonisolated var events: AsyncStream<AppEvent> { publisher.stream }
@@ -55,14 +55,14 @@ actor UnitSupervisor: AppSupervisor {
     /// Lines about refused or malformed messages, at most about one per sender per second.
     private var senderLog = ThrottledSenderLog()
 
-    /// `deliver` hands a route to an app attached through io.curtain.App (a warm start);
-    /// whether one took it.
+    /// `deliver` hands a route, with the elements to hide until revealed, to an app attached
+    /// through io.curtain.App (a warm start); whether one took it.
     init(
         runtimeDirectory: String,
         apiSocket: String?,
         notifySocket: String? = nil,
         logger: Logger,
-        deliver: @escaping @Sendable (LaunchID, String, Route, Destination) async -> Bool
+        deliver: @escaping @Sendable (LaunchID, String, Route, Destination, [String]) async -> Bool
     ) {
         self.runtimeDirectory = runtimeDirectory
         self.apiSocket = apiSocket
@@ -197,7 +197,7 @@ actor UnitSupervisor: AppSupervisor {
         do { bus = try connection() } catch { return publisher.failed(id, "app '\(app.name)': \(error)") }
 
         // Warm start: an attached app gets the route on its stream.
-        if app.singleInstance, await deliver(id, app.name, route, destination) {
+        if app.singleInstance, await deliver(id, app.name, route, destination, snapshot.hiddenElements) {
             units[id] = unit
             return
         }
@@ -278,7 +278,7 @@ actor UnitSupervisor: AppSupervisor {
         entry.launch = to
         watched[unit] = entry
         units[to] = unit
-        if await deliver(to, app.name, route, destination) { return }
+        if await deliver(to, app.name, route, destination, snapshot.hiddenElements) { return }
         guard let bus else { return }
         do { try writeEnvironment(unit, to, destination, route: route, app: app.name) } catch {
             return publisher.failed(to, "unit \(unit): cannot write its destination file: \(error)")
