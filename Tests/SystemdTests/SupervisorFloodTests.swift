@@ -50,8 +50,11 @@ import Glibc
         }
         let running = Task { await supervisor.run() }
         let started = ContinuousClock.now
+        // A launch id no other suite uses: a supervisor takes its launch's leftovers among this
+        // process's children by CURTAIN_LAUNCH_ID, and ShutdownOrderTests' supervisor (launch 1,
+        // the same test process) took this app for one of its own and reaped it.
         await supervisor.start(
-            LaunchID(1),
+            LaunchID(7001),
             Destination(app: "flood", screen: "home"),
             route: .normal(app: "flood"),
             snapshot: ConfigurationSnapshot(configuration)
