@@ -197,11 +197,15 @@ public final class FrameClock: Clock, SerialExecutor, @unchecked Sendable {
             pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
         ]
         while true {
-            _ = read(timer, &expirations, 8)
+            // The timer may expire a hair before `Instant.now` reaches the deadline (`arm`
+            // reads the two clocks one after the other): it is one-shot, so whenever it has
+            // expired it is armed again, or that alarm would never fire (a launch stuck in
+            // `revealing` under load was this).
+            let expired = read(timer, &expirations, 8) == 8
             let due = state.withLock { state -> [Alarm] in
                 let now = Instant.now
                 let due = state.alarms.filter { $0.deadline <= now }
-                guard !due.isEmpty || state.armed.map({ $0 <= now }) == true else { return [] }
+                guard !due.isEmpty || expired || state.armed.map({ $0 <= now }) == true else { return [] }
                 state.alarms.removeAll { $0.deadline <= now }
                 // Always re-armed for the earliest left (also when the wake came a hair before
                 // a deadline, as the two clocks' readings may differ by a nanosecond).
