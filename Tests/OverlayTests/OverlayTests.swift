@@ -72,24 +72,13 @@ import Glibc
 
         // Ready: the reveal starts; a seek to half way holds its frame still.
         try daemon.makeAppReady()
-        #expect(await watch.waitFor("\"to\":\"revealing\"", within: Overlay.timeout), "\(watch.output.suffix(2000))")
-        let seek = try await daemon.ctl("control", "1", "seek", "0.5")
-        #expect(seek.status == 0, "\(seek)")
-        #expect(await watch.waitFor("\"progress\":0.5,", within: Overlay.timeout))
-        let held = try #require(watch.output.split(separator: "\n").last { $0.contains("\"progress\":0.5,") })
-        let events = shots.appendingPathComponent("held.jsonl")
-        try String(held).write(to: events, atomically: true, encoding: .utf8)
-        let rendered = try await TestProcess.run(
-            TestEnvironment.product("curtainctl"),
-            [
-                "render", "--events", events.path, "--size", "\(Overlay.width)x\(Overlay.height)",
-                "--destination", "#" + String(Overlay.appColor, radix: 16), "--out",
-                shots.appendingPathComponent("expected").path,
-            ]
+        let expected = try await Self.seekHalfWayAndRender(
+            daemon,
+            watch,
+            shots,
+            width: Overlay.width,
+            height: Overlay.height
         )
-        #expect(rendered.status == 0, "\(rendered)")
-        let expectedPath = shots.appendingPathComponent("expected/launch1-0000.png").path
-        let expected = Screen(image: try #require(Image.readPNG(expectedPath)), path: expectedPath)
         // The frame shows a real hole: some app, some splash (not a trivially equal picture).
         #expect(expected.fraction(of: Overlay.appColor) > 0.2 && Self.splashFraction(expected) > 0.05)
         // Tolerance: at most 1% of the pixels differ by more than 24 levels in a channel (the
@@ -100,7 +89,7 @@ import Glibc
         }
         #expect(
             matches,
-            "mid-reveal the screen matches curtainctl render of the same frame: \(screen.map { "\($0.mismatch(expected)) differ (\($0.path) vs \(expectedPath))" } ?? "")"
+            "mid-reveal the screen matches curtainctl render of the same frame: \(screen.map { "\($0.mismatch(expected)) differ (\($0.path) vs \(expected.path))" } ?? "")"
         )
 
         // Played to the end: the app is all visible and gets the click.
@@ -121,6 +110,36 @@ import Glibc
             await daemon.process.waitFor("click 320 240", within: Overlay.timeout),
             "the click reaches the app: \(daemon.process.output.suffix(1500))"
         )
+    }
+
+    /// Once launch 1 reveals: a seek to 0.5 holds its frame still, and that frame (the watch's
+    /// last line at 0.5) as `curtainctl render --events` draws it at `width` × `height` over the
+    /// app's colour.
+    static func seekHalfWayAndRender(
+        _ daemon: Daemon,
+        _ watch: TestProcess,
+        _ shots: URL,
+        width: Int,
+        height: Int
+    ) async throws -> Screen {
+        #expect(await watch.waitFor("\"to\":\"revealing\"", within: Overlay.timeout), "\(watch.output.suffix(2000))")
+        let seek = try await daemon.ctl("control", "1", "seek", "0.5")
+        #expect(seek.status == 0, "\(seek)")
+        #expect(await watch.waitFor("\"progress\":0.5,", within: Overlay.timeout))
+        let held = try #require(watch.output.split(separator: "\n").last { $0.contains("\"progress\":0.5,") })
+        let events = shots.appendingPathComponent("held.jsonl")
+        try String(held).write(to: events, atomically: true, encoding: .utf8)
+        let rendered = try await TestProcess.run(
+            TestEnvironment.product("curtainctl"),
+            [
+                "render", "--events", events.path, "--size", "\(width)x\(height)",
+                "--destination", "#" + String(Overlay.appColor, radix: 16), "--out",
+                shots.appendingPathComponent("expected").path,
+            ]
+        )
+        #expect(rendered.status == 0, "\(rendered)")
+        let path = shots.appendingPathComponent("expected/launch1-0000.png").path
+        return Screen(image: try #require(Image.readPNG(path)), path: path)
     }
 
     /// Launch 1 (seed 000 over the stand-in app) made ready and held mid-reveal by a seek to
@@ -144,24 +163,7 @@ import Glibc
             await Overlay.eventually { (try? daemon.makeAppReady()) != nil },
             "the app waits on its FIFO: \(daemon.process.output)"
         )
-        #expect(await watch.waitFor("\"to\":\"revealing\"", within: Overlay.timeout), "\(watch.output.suffix(2000))")
-        let seek = try await daemon.ctl("control", "1", "seek", "0.5")
-        #expect(seek.status == 0, "\(seek)")
-        #expect(await watch.waitFor("\"progress\":0.5,", within: Overlay.timeout))
-        let held = try #require(watch.output.split(separator: "\n").last { $0.contains("\"progress\":0.5,") })
-        let events = shots.appendingPathComponent("held.jsonl")
-        try String(held).write(to: events, atomically: true, encoding: .utf8)
-        let rendered = try await TestProcess.run(
-            TestEnvironment.product("curtainctl"),
-            [
-                "render", "--events", events.path, "--size", "\(width)x\(height)",
-                "--destination", "#" + String(Overlay.appColor, radix: 16), "--out",
-                shots.appendingPathComponent("expected").path,
-            ]
-        )
-        #expect(rendered.status == 0, "\(rendered)")
-        let path = shots.appendingPathComponent("expected/launch1-0000.png").path
-        let expected = Screen(image: try #require(Image.readPNG(path)), path: path)
+        let expected = try await Self.seekHalfWayAndRender(daemon, watch, shots, width: width, height: height)
         #expect(
             expected.fraction(of: Overlay.appColor) > 0.2 && Self.splashFraction(expected) > 0.05,
             "a real hole: some app, some splash"
