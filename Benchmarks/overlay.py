@@ -95,8 +95,14 @@ default_screen = "home"
         subprocess.run(ctl + ["launch", "--normal", "shop", "--follow"], env={**os.environ, "CURTAIN_SOCKET": socket},
                        stdout=subprocess.DEVNULL, check=True, timeout=60)
     process_cpu = cpu_seconds(overlay.pid) - cpu_before
-    # due, committed, drawing CPU [, received, drawing started, rendered, copied]: seconds.
-    rows = [tuple(map(float, line.split())) for line in open(trace) if line.strip()]
+    # due, committed, drawing CPU [, received, drawing started, rendered, damage known]:
+    # seconds. Before frames were drawn straight into the wl_shm buffers the last column was
+    # the end of the copy into the buffer; now it is the end of the damage computation.
+    rows = [tuple(map(float, line.split())) for line in open(trace) if line.strip()] if os.path.exists(trace) else []
+    if not rows:
+        raise SystemExit("overlay bench: no frame in the trace; overlay log:\n"
+                         + open(os.path.join(work, "overlay.log")).read()[-3000:]
+                         + "\ncurtaind log:\n" + open(os.path.join(work, "curtaind.log")).read()[-3000:])
     lateness = [(r[1] - r[0]) * 1000 for r in rows]
     cpu = [r[2] * 1000 for r in rows]
 
@@ -108,9 +114,10 @@ default_screen = "home"
               "process_cpu_ms_per_frame": process_cpu * 1000 / max(1, len(rows))}
     if rows and len(rows[0]) >= 7:
         # Where the lateness goes: curtaind and the socket (due → the watcher has it), the
-        # hand-over to the drawing thread, the render, the copy into the wl_shm buffer, the
-        # wait for the last commit's frame callback.
-        stages = {"receive": (0, 3), "hand-over": (3, 4), "render": (4, 5), "copy": (5, 6), "callback wait": (6, 1)}
+        # hand-over to the drawing thread, the render, the copy into the wl_shm buffer (older
+        # builds) or the frame's damage (newer), the wait for the last commit's frame callback.
+        stages = {"receive": (0, 3), "hand-over": (3, 4), "render": (4, 5), "copy/damage": (5, 6),
+                  "callback wait": (6, 1)}
         result["stages_ms"] = {name: summary([(r[b] - r[a]) * 1000 for r in rows]) for name, (a, b) in stages.items()}
         for name, st in result["stages_ms"].items():
             print(f"  {name:14} p50 {st['p50']:6.2f}  p99 {st['p99']:6.2f}  max {st['max']:6.1f} ms")

@@ -24,6 +24,32 @@ public final class Image {
         height = Int(cairo_image_surface_get_height(surface))
     }
 
+    /// A frame buffer over pixels the caller owns (a Wayland renderer's wl_shm memory), so
+    /// frames are drawn straight into it: `width` × `height` premultiplied native-endian
+    /// ARGB32 pixels in rows of `stride` bytes (a multiple of 4, at least width·4). The memory
+    /// must outlive the image. Nil when cairo refuses the layout.
+    public convenience init?(wrapping pixels: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int) {
+        guard (1...SceneRenderer.Limits.outputDimension).contains(width),
+            (1...SceneRenderer.Limits.outputDimension).contains(height), stride >= width * 4, stride % 4 == 0,
+            let surface = cairo_image_surface_create_for_data(
+                pixels.assumingMemoryBound(to: UInt8.self),
+                CAIRO_FORMAT_ARGB32,
+                Int32(width),
+                Int32(height),
+                Int32(stride)
+            ), cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS
+        else { return nil }
+        self.init(adopting: surface)
+    }
+
+    /// Makes every pixel transparent.
+    public func clear() {
+        let cr = cairo_create(surface)!
+        cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR)
+        cairo_paint(cr)
+        cairo_destroy(cr)
+    }
+
     deinit { cairo_surface_destroy(surface) }
 
     /// The premultiplied pixel at (x, y) as 0xAARRGGBB.

@@ -86,6 +86,28 @@ public final class SceneRenderer {
         }
     }
 
+    /// A screen of `width` × `height` points at `scale` fits the pixel limit.
+    static func checkScale(_ scale: Int, _ width: Int, _ height: Int) throws(RenderError) {
+        guard scale >= 1 else {
+            throw RenderError("scale \(scale): a scale is a whole number of pixels a point, 1 or more")
+        }
+        guard scale > 1 else { return }  // points are pixels: makeFrame's check says it
+        let w = width.multipliedReportingOverflow(by: scale)
+        let h = height.multipliedReportingOverflow(by: scale)
+        guard !w.overflow, !h.overflow else {
+            throw RenderError(
+                "\(width)×\(height) points at scale \(scale) is more than \(Limits.outputDimension) pixels a side"
+            )
+        }
+        guard (1...Limits.outputDimension).contains(w.partialValue),
+            (1...Limits.outputDimension).contains(h.partialValue)
+        else {
+            throw RenderError(
+                "\(width)×\(height) points at scale \(scale) is \(w.partialValue)×\(h.partialValue) pixels, outside 1…\(Limits.outputDimension) in each dimension"
+            )
+        }
+    }
+
     /// A transparent frame buffer for `render(values:into:previous:)`.
     public func makeFrame(width: Int, height: Int) throws(RenderError) -> Image {
         try Self.checkSize(width, height)
@@ -93,22 +115,34 @@ public final class SceneRenderer {
     }
 
     /// One frame: `values` keyed `layer.property` (a timeline frame's, see
-    /// `Timeline.keyedValues`), `textVariant` choosing among text variants. Transparent where
+    /// `Timeline.keyedValues`), `textVariant` choosing among text variants, on a screen of
+    /// `width` × `height` points drawn at `scale` pixels a point (an image of width·scale ×
+    /// height·scale pixels; see `render(values:into:previous:)`). Transparent where
     /// the overlay does not paint, unless `destination` gives a stand-in app below: a colour,
     /// or an image scaled to fill the frame (`resizeAspectFill`). `previousScreen` is what was
     /// on screen before the transition (Plymouth's retain; seed 003): layers marked `retained`
     /// show it in place of their own content.
     public func render(
         values: [String: Value],
-        width: Int,
-        height: Int,
+        width points: Int,
+        height pointsHigh: Int,
+        scale: Int = 1,
         textVariant: Int = 0,
         destination: Color? = nil,
         destinationImage: Image? = nil,
         previousScreen: Image? = nil
     ) throws(RenderError) -> Image {
+        try Self.checkScale(scale, points, pointsHigh)
+        let (width, height) = (points * scale, pointsHigh * scale)
         let image = try makeFrame(width: width, height: height)
-        try render(values: values, into: image, previous: nil, textVariant: textVariant, previousScreen: previousScreen)
+        try render(
+            values: values,
+            into: image,
+            previous: nil,
+            scale: scale,
+            textVariant: textVariant,
+            previousScreen: previousScreen
+        )
         guard destination != nil || destinationImage != nil else { return image }
         let composite = Image(width: width, height: height)
         let out = cairo_create(composite.surface)!
@@ -146,17 +180,29 @@ public final class SceneRenderer {
     /// `previousScreen` is the retained previous screen (see `render(values:width:height:)`),
     /// not the previous frame: a frame drawn with another one than the last repaints all.
     /// Layers drawn with effects (3-D, blur) are never cached and, when they change, repaint
-    /// the whole frame. Returns the repainted rectangle, or nil when nothing changed.
+    /// the whole frame. Returns the repainted rectangle (pixels), or nil when nothing changed.
+    ///
+    /// `scale`: device pixels per point (a HiDPI output's `wl_output.scale`). The scene is laid
+    /// out for a screen of image.width/scale × image.height/scale points (`screen.width` is in
+    /// points) and drawn through a cairo scale, so the layer cache's keys (the device matrix)
+    /// and the damage (device pixels) stay those of the pixels drawn.
     @discardableResult
     public func render(
         values: [String: Value],
         into image: Image,
         previous: [String: Value]?,
+        scale: Int = 1,
         textVariant: Int = 0,
         previousScreen: Image? = nil
     ) throws(RenderError) -> PixelRect? {
         try Self.checkSize(image.width, image.height)
-        let (scene, index) = try resolve(width: image.width, height: image.height)
+        guard scale >= 1, image.width % scale == 0, image.height % scale == 0 else {
+            throw RenderError(
+                "a \(image.width)×\(image.height) frame cannot be drawn at scale \(scale): the scale is a whole number of pixels a point that divides both sides"
+            )
+        }
+        let (scene, index) = try resolve(width: image.width / scale, height: image.height / scale)
+        let device = Affine(a: Double(scale), d: Double(scale))
         let screen = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         let extents = Extents(
             index: index,
@@ -169,7 +215,7 @@ public final class SceneRenderer {
         lastPreviousScreen = previousScreen
         let damage: PixelRect?
         if let previous, sameScreen {
-            damage = extents.damage(scene.layers, from: previous, to: values)?.intersection(screen)
+            damage = extents.damage(scene.layers, from: previous, to: values, parent: device)?.intersection(screen)
         } else {
             damage = screen
         }
@@ -178,6 +224,7 @@ public final class SceneRenderer {
         defer { cairo_destroy(cr) }
         cairo_rectangle(cr, Double(damage.x), Double(damage.y), Double(damage.width), Double(damage.height))
         cairo_clip(cr)
+        if scale != 1 { cairo_scale(cr, Double(scale), Double(scale)) }
         // Occlusion: the topmost layer whose cached pixels are opaque over the whole region
         // hides everything below it (and copies over the old pixels: no clear needed).
         var cover: Int? = nil
@@ -188,7 +235,7 @@ public final class SceneRenderer {
                 !(layer.retained && previousScreen != nil)
             else { continue }
             let key = LayerCache.Key(
-                matrix: .geometry(p),
+                matrix: device.concat(.geometry(p)),
                 bounds: p.bounds,
                 backgroundColor: p.backgroundColor,
                 cornerRadius: p.cornerRadius,
@@ -217,6 +264,40 @@ public final class SceneRenderer {
         )
         for layer in scene.layers[(cover ?? 0)...] { painter.draw(layer) }
         return damage
+    }
+}
+
+extension SceneRenderer {
+    /// The region (device pixels) where a frame drawn with `values` differs from one drawn with
+    /// `previous` on an image of `width` × `height` pixels at `scale` (what `render(values:into:
+    /// previous:)` repaints), without drawing: the damage to report for a frame drawn into
+    /// another buffer than the previous frame's. Nil when nothing changed.
+    public func damage(
+        from previous: [String: Value],
+        to values: [String: Value],
+        width: Int,
+        height: Int,
+        scale: Int = 1,
+        textVariant: Int = 0
+    ) throws(RenderError) -> PixelRect? {
+        try Self.checkSize(width, height)
+        guard scale >= 1, width % scale == 0, height % scale == 0 else {
+            throw RenderError("a \(width)×\(height) frame cannot be drawn at scale \(scale)")
+        }
+        let (scene, index) = try resolve(width: width / scale, height: height / scale)
+        let extents = Extents(
+            index: index,
+            assets: assets,
+            cache: cache,
+            textVariant: textVariant,
+            retainsScreen: false
+        )
+        return extents.damage(
+            scene.layers,
+            from: previous,
+            to: values,
+            parent: Affine(a: Double(scale), d: Double(scale))
+        )?.intersection(PixelRect(x: 0, y: 0, width: width, height: height))
     }
 }
 

@@ -10,9 +10,11 @@ import Glibc
 /// The Wayland side: one surface on the overlay layer (or a fullscreen toplevel), wl_shm
 /// buffers at the output's scale, and the newest `Target` drawn the moment it arrives.
 ///
-/// Frames are drawn with `SceneRenderer.render(values:into:previous:)` into one kept image,
-/// which repaints only what changed since the last frame; each shm buffer remembers the
-/// region it still lacks and copies just that from the kept image. A drawn frame is committed
+/// Frames are drawn with `SceneRenderer.render(values:into:previous:scale:)` straight into a
+/// wl_shm buffer, laid out in the surface's logical points at the buffer scale; each buffer
+/// remembers the frame it holds, so the renderer repaints only what changed since then (the
+/// frame before last, with two buffers: buffer age), and the damage committed is what changed
+/// since the last frame (`SceneRenderer.damage`). A drawn frame is committed
 /// at once unless `maximumFramesInFlight` commits still wait for their wl_surface.frame
 /// callback (then when one comes, the frames arriving meanwhile drawn over it): the drawing
 /// never waits for the compositor's repaint, and a compositor that stops repainting stops it.
@@ -92,9 +94,9 @@ final class OverlayDisplay {
     // Rendering.
     var renderers: [String: SceneRenderer] = [:]
     var failedScenes: [String: (retry: Double, delay: Double)] = [:]
-    var kept: Image?
-    var keptFor: (renderer: ObjectIdentifier, textVariant: Int)?
+    /// The frame drawn last (on screen or ready): what the next frame's damage is measured from.
     var lastValues: [String: Value]?
+    var lastFor: (renderer: ObjectIdentifier, textVariant: Int)?
     /// The target generation drawn last (into `ready` or committed).
     var drawnGeneration = -1
     var showingClear = false
@@ -108,11 +110,11 @@ final class OverlayDisplay {
         /// What changed since the last commit, in buffer pixels (nil: nothing).
         var damage: PixelRect?
         var passThrough: Bool
-        /// --trace: when it was due and received, drawing started, rendered, copied; CPU seconds.
+        /// --trace: when it was due and received, drawing started, rendered, its damage known; CPU seconds.
         var timing: Timing?
     }
     struct Timing {
-        var due: Double, received: Double, start: Double, rendered: Double, copied: Double, cpu: Double
+        var due: Double, received: Double, start: Double, rendered: Double, damaged: Double, cpu: Double
     }
     var ready: Ready?
 
@@ -298,9 +300,8 @@ final class OverlayDisplay {
         if let display { wl_display_disconnect(display) }
         display = nil
         // What was drawn belonged to that connection's buffers.
-        kept = nil
-        keptFor = nil
         lastValues = nil
+        lastFor = nil
         drawnGeneration = -1
         showingClear = false
         scale = 1
@@ -410,7 +411,8 @@ final class OverlayDisplay {
         retired += buffers
         buffers = []
         ready = nil
-        kept = nil
+        lastValues = nil
+        lastFor = nil
         needsFull = true
         drawnGeneration = -1
     }
@@ -433,7 +435,7 @@ final class OverlayDisplay {
         return true
     }
 
-    /// Brings the kept image to `target` and a free buffer to the kept image: `ready`.
+    /// Draws `target` into a free buffer (or over the ready one): `ready`.
     func draw(_ target: Target) {
         if buffers.isEmpty {
             do {
@@ -457,13 +459,9 @@ final class OverlayDisplay {
         guard let buffer else { return }
         let start = bootTime()
         let cpuStart = threadCPUTime()
-        let full = PixelRect(x: 0, y: 0, width: pixelWidth, height: pixelHeight)
-        var damage = prepare(target.content)
-        let rendered = bootTime()
-        if needsFull {
-            for b in buffers { b.pending = full }
-            damage = full
-        }
+        var rendered = start
+        var damage = prepare(target.content, into: buffer, rendered: &rendered)
+        if needsFull { damage = PixelRect(x: 0, y: 0, width: pixelWidth, height: pixelHeight) }
         drawnGeneration = target.generation
         let wantsPassThrough: Bool
         if case .frame(let f) = target.content, !showingClear {
@@ -472,7 +470,6 @@ final class OverlayDisplay {
             wantsPassThrough = true
         }
         guard damage != nil || wantsPassThrough != (ready?.passThrough ?? passThrough) else { return }
-        buffer.fill(from: kept)
         needsFull = false
         var timing: Timing? = nil
         if trace != nil, case .frame(let f) = target.content, let due = f.due {
@@ -481,7 +478,7 @@ final class OverlayDisplay {
                 received: f.received ?? start,
                 start: start,
                 rendered: rendered,
-                copied: bootTime(),
+                damaged: bootTime(),
                 cpu: threadCPUTime() - cpuStart
             )
         }
@@ -537,8 +534,8 @@ final class OverlayDisplay {
         retired = []
         if let trace, let t = drawn.timing {
             // due, committed, CPU seconds drawing, then received, drawing started, rendered,
-            // copied (CLOCK_BOOTTIME seconds): Benchmarks/overlay.py.
-            let line = "\(t.due) \(bootTime()) \(t.cpu) \(t.received) \(t.start) \(t.rendered) \(t.copied)\n"
+            // damage known (CLOCK_BOOTTIME seconds): Benchmarks/overlay.py.
+            let line = "\(t.due) \(bootTime()) \(t.cpu) \(t.received) \(t.start) \(t.rendered) \(t.damaged)\n"
             _ = line.withCString { fputs($0, trace) }
             fflush(trace)
         }
@@ -554,41 +551,55 @@ final class OverlayDisplay {
 
     func key(_ f: FrameContent) -> String { f.scene + "#" + (f.sceneHash ?? "") }
 
-    /// Brings the kept image to `content`; returns the region that changed (nil: nothing).
-    func prepare(_ content: Target.Content) -> PixelRect? {
+    /// Draws `content` into `buffer`, repainting only what differs from the frame the buffer
+    /// holds; returns what changed since the last frame drawn (nil: nothing), in buffer pixels.
+    /// `rendered`: when the buffer was drawn (--trace).
+    func prepare(_ content: Target.Content, into buffer: ShmBuffer, rendered: inout Double) -> PixelRect? {
         let full = PixelRect(x: 0, y: 0, width: pixelWidth, height: pixelHeight)
         func clear() -> PixelRect? {
-            guard !showingClear else { return nil }
-            kept = nil
-            keptFor = nil
             lastValues = nil
+            lastFor = nil
+            buffer.makeClear()
+            rendered = bootTime()
+            guard !showingClear else { return nil }
             showingClear = true
-            for b in buffers { b.pending = full }
             return full
         }
         guard case .frame(let frame) = content else { return clear() }
-        guard let renderer = renderer(for: frame) else { return clear() }
+        guard let renderer = renderer(for: frame), let image = buffer.image else { return clear() }
         do {
             checkLayers(frame, renderer)
             let wanted = (ObjectIdentifier(renderer), frame.textVariant)
-            if kept == nil || kept!.width != pixelWidth || kept!.height != pixelHeight || keptFor! != wanted {
-                kept = try renderer.makeFrame(width: pixelWidth, height: pixelHeight)
-                keptFor = wanted
-                lastValues = nil
+            // The buffer's frame is the base of the repaint if the same scene drew it.
+            let previous = buffer.drawn.flatMap {
+                $0.renderer == wanted.0 && $0.textVariant == wanted.1 ? $0.values : nil
             }
-            let damage = try renderer.render(
+            // Half drawn until render returns: a failure clears the buffer before it is attached.
+            buffer.drawn = nil
+            buffer.isClear = false
+            try renderer.render(
                 values: frame.values,
-                into: kept!,
-                previous: lastValues,
+                into: image,
+                previous: previous,
+                scale: scale,
                 textVariant: frame.textVariant
             )
-            lastValues = frame.values
-            if showingClear {
-                showingClear = false
-                for b in buffers { b.pending = full }
-                return full
+            buffer.drawn = (frame.values, wanted.0, wanted.1)
+            rendered = bootTime()
+            var damage: PixelRect? = full
+            if !showingClear, let lastValues, let lastFor, lastFor == wanted {
+                damage = try renderer.damage(
+                    from: lastValues,
+                    to: frame.values,
+                    width: pixelWidth,
+                    height: pixelHeight,
+                    scale: scale,
+                    textVariant: frame.textVariant
+                )
             }
-            if let damage { for b in buffers { b.pending = b.pending.map { $0.union(damage) } ?? damage } }
+            showingClear = false
+            lastValues = frame.values
+            lastFor = wanted
             return damage
         } catch {
             Log.error("launch \(frame.launch): cannot draw a frame: \(error.message); clearing the overlay")
@@ -622,7 +633,7 @@ final class OverlayDisplay {
     /// Frames naming layers the scene lacks are drawn without them, said once per launch.
     func checkLayers(_ frame: FrameContent, _ renderer: SceneRenderer) {
         guard !checkedLaunches.contains(frame.launch),
-            let scene = try? renderer.scene(width: pixelWidth, height: pixelHeight)
+            let scene = try? renderer.scene(width: width, height: height)
         else { return }
         checkedLaunches.insert(frame.launch)
         var known = Set<String>()
@@ -648,8 +659,12 @@ final class ShmBuffer {
     let data: UnsafeMutableRawPointer
     let width: Int, height: Int, stride: Int, size: Int
     var busy = false
-    /// What this buffer lacks of the kept image (nil: up to date).
-    var pending: PixelRect?
+    /// The buffer's pixels as a frame buffer the renderer draws into (nil once destroyed).
+    private(set) var image: Image?
+    /// The frame the buffer holds (nil: none, or half drawn).
+    var drawn: (values: [String: Value], renderer: ObjectIdentifier, textVariant: Int)?
+    /// Every pixel is transparent (a new memfd is zeros).
+    var isClear = true
 
     init(shm: OpaquePointer, width: Int, height: Int) throws {
         stride = width * 4
@@ -665,6 +680,10 @@ final class ShmBuffer {
         guard let map = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), map != MAP_FAILED else {
             throw Failure(description: "mmap: \(String(cString: strerror(errno)))")
         }
+        guard let image = Image(wrapping: map, width: width, height: height, stride: stride) else {
+            munmap(map, size)
+            throw Failure(description: "cairo refuses a \(width)×\(height) image over the buffer")
+        }
         data = map
         let pool = wl_shm_create_pool(shm, fd, Int32(size))
         buffer = wl_shm_pool_create_buffer(
@@ -676,34 +695,21 @@ final class ShmBuffer {
             0  // WL_SHM_FORMAT_ARGB8888
         )
         wl_shm_pool_destroy(pool)
-        pending = PixelRect(x: 0, y: 0, width: width, height: height)
+        self.image = image
         wl_buffer_add_listener(buffer, Listeners.buffer, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    /// Copies what this buffer lacks from `image` (nil: transparent).
-    func fill(from image: Image?) {
-        guard let rect = pending?.intersection(PixelRect(x: 0, y: 0, width: width, height: height)), !rect.isEmpty
-        else {
-            pending = nil
-            return
-        }
-        pending = nil
-        if let image, image.width == width, image.height == height {
-            image.withUnsafePixels { source, sourceStride in
-                for y in rect.y..<(rect.y + rect.height) {
-                    (data + y * stride + rect.x * 4).copyMemory(
-                        from: source + y * sourceStride + rect.x * 4,
-                        byteCount: rect.width * 4
-                    )
-                }
-            }
-        } else {
-            for y in rect.y..<(rect.y + rect.height) { memset(data + y * stride + rect.x * 4, 0, rect.width * 4) }
-        }
+    /// Makes the buffer transparent.
+    func makeClear() {
+        drawn = nil
+        guard !isClear else { return }
+        image?.clear()
+        isClear = true
     }
 
     func destroy() {
         wl_buffer_destroy(buffer)
+        image = nil  // its cairo surface before the memory it draws into
         munmap(data, size)
     }
 }

@@ -67,6 +67,7 @@ struct RenderCommand: ParsableCommand {
               curtainctl render yula-mask-reveal --appear yula-appear --fps 20 --sheet launch.png
               curtainctl render yula-mask-reveal --fps 30 --destination app.png --webp reveal.webp
               curtainctl render --events launch.jsonl --sheet launch.png --webp launch.webp
+              curtainctl render --events launch.jsonl --size 1280x720 --scale 2 --out frames/
               curtainctl render flip --sheet flip.png
               curtainctl render panel-blur --previous home.png --at 0 1.25 2.5 --out frames/
               curtainctl render hero --element logo=16,40,48,48 --element title=72,48,200,32 --sheet hero.png
@@ -97,11 +98,19 @@ struct RenderCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Output size in pixels (one point = one pixel), at most 8192×8192; default 375x667, 1920x1080 with --events.",
+            "Screen size in points (the scene's screen.width and screen.height); the images are this times --scale pixels, at most 8192×8192; default 375x667, 1920x1080 with --events.",
             valueName: "WxH"
         )
     )
     var size: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Pixels per point, as a HiDPI output's scale (wl_output.scale): the scene is laid out in --size points and drawn this many times larger, as curtain-overlay draws it on such an output.",
+            valueName: "N"
+        )
+    )
+    var scale: Int = 1
 
     @Option(
         parsing: .upToNextOption,
@@ -261,6 +270,7 @@ struct RenderCommand: ParsableCommand {
                     values: values,
                     width: width,
                     height: height,
+                    scale: scale,
                     textVariant: textVariant,
                     destination: stand,
                     destinationImage: standImage,
@@ -292,7 +302,7 @@ struct RenderCommand: ParsableCommand {
         }
         if let webp {
             do {
-                let encoder = try AnimatedWebP.Encoder(width: width, height: height)
+                let encoder = try AnimatedWebP.Encoder(width: width * scale, height: height * scale)
                 for t in times { try encoder.add(time: t, image: try frame(t)) }
                 try write(try encoder.finish(lastDuration: 1), to: webp)
             } catch let error as RenderError { throw fail("render", error.message) }
@@ -312,7 +322,7 @@ struct RenderCommand: ParsableCommand {
             for t in sheetTimes { frames.append((t, try frame(t))) }
             do {
                 let title =
-                    "\(name) over \((renderer.path as String).split(separator: "/").last ?? "") at \(width)×\(height)"
+                    "\(name) over \((renderer.path as String).split(separator: "/").last ?? "") at \(width)×\(height)\(scaleSuffix)"
                 try ContactSheet.make(title: title, frames: frames).writePNG(to: sheet)
             } catch { throw fail("render", error.message) }
             print(sheet)
@@ -389,9 +399,10 @@ struct RenderCommand: ParsableCommand {
         let name = replay.launch.map { "launch\($0)" } ?? "replay"
         let sheetIndices = Set(sheet != nil ? replay.sheetIndices(count: Self.replaySheetFrames) : [])
         do {
-            let kept = try renderer.makeFrame(width: width, height: height)
+            let kept = try renderer.makeFrame(width: width * scale, height: height * scale)
             var previous: [String: Value]? = nil
-            let encoder = try webp.map { _ throws(RenderError) in try AnimatedWebP.Encoder(width: width, height: height)
+            let encoder = try webp.map { _ throws(RenderError) in
+                try AnimatedWebP.Encoder(width: width * scale, height: height * scale)
             }
             var shown: [(time: Double, image: Image)] = []
             if let out {
@@ -406,6 +417,7 @@ struct RenderCommand: ParsableCommand {
                     values: frame.values,
                     into: kept,
                     previous: previous,
+                    scale: scale,
                     textVariant: textVariant,
                     previousScreen: previousScreen
                 )
@@ -417,6 +429,7 @@ struct RenderCommand: ParsableCommand {
                         values: frame.values,
                         width: width,
                         height: height,
+                        scale: scale,
                         textVariant: textVariant,
                         destination: stand,
                         destinationImage: standImage,
@@ -438,7 +451,7 @@ struct RenderCommand: ParsableCommand {
             if let sheet {
                 let indices = sheetIndices.sorted()
                 let title =
-                    "\(name) replayed from \(path.split(separator: "/").last ?? "") at \(width)×\(height) (\(replay.frames.count) frames)"
+                    "\(name) replayed from \(path.split(separator: "/").last ?? "") at \(width)×\(height)\(scaleSuffix) (\(replay.frames.count) frames)"
                 try ContactSheet.make(
                     title: title,
                     frames: shown,
@@ -471,8 +484,25 @@ struct RenderCommand: ParsableCommand {
         guard (1...limit).contains(w), (1...limit).contains(h) else {
             throw fail("render", "--size \(w)x\(h) is outside 1…\(limit) in each dimension")
         }
+        // The pixels are what is limited: points times the scale.
+        guard scale >= 1 else {
+            throw fail("render", "--scale \(scale) is not a whole number of pixels a point, 1 or more")
+        }
+        guard w <= limit / scale, h <= limit / scale else {
+            let pixels = [w, h].map { n in
+                let (product, overflow) = n.multipliedReportingOverflow(by: scale)
+                return overflow ? "∞" : String(product)
+            }
+            throw fail(
+                "render",
+                "--size \(w)x\(h) at --scale \(scale) is \(pixels[0])x\(pixels[1]) pixels, more than \(limit) in a dimension"
+            )
+        }
         return (w, h)
     }
+
+    /// " @2x" after a size in titles when drawn at a scale.
+    var scaleSuffix: String { scale == 1 ? "" : " @\(scale)x" }
 
     func loadTimeline(_ transition: String) throws -> TimelineDocument {
         if Files.exists(transition) {

@@ -193,6 +193,11 @@ final class Compositor {
             guard result.status == 0 else { throw HarnessError("grim: \(result)") }
         }
         guard let image = Image.readPNG(file) else { throw HarnessError("\(file): not a readable PNG") }
+        // CURTAIN_OVERLAY_SHOTS=DIR keeps a copy of every screenshot there, to look at.
+        if let keep = ProcessInfo.processInfo.environment["CURTAIN_OVERLAY_SHOTS"] {
+            try? FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+            try? FileManager.default.copyItem(atPath: file, toPath: keep + "/" + (file as NSString).lastPathComponent)
+        }
         return Screen(image: image, path: file)
     }
 }

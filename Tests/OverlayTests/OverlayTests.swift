@@ -112,44 +112,69 @@ import Glibc
         )
     }
 
-    /// Once launch 1 reveals: a seek to 0.5 holds its frame still, and that frame (the watch's
-    /// last line at 0.5) as `curtainctl render --events` draws it at `width` × `height` over the
-    /// app's colour.
+    /// Once launch 1 reveals: a seek to `progress` (half way unless said) holds its frame
+    /// still, and that frame (the watch's last line at it) as `curtainctl render --events`
+    /// draws it at `width` × `height` points and `scale` over the app's colour.
     static func seekHalfWayAndRender(
         _ daemon: Daemon,
         _ watch: TestProcess,
         _ shots: URL,
         width: Int,
-        height: Int
+        height: Int,
+        scale: Int = 1,
+        progress: String = "0.5"
     ) async throws -> Screen {
         #expect(await watch.waitFor("\"to\":\"revealing\"", within: Overlay.timeout), "\(watch.output.suffix(2000))")
-        let seek = try await daemon.ctl("control", "1", "seek", "0.5")
+        let seek = try await daemon.ctl("control", "1", "seek", progress)
         #expect(seek.status == 0, "\(seek)")
-        #expect(await watch.waitFor("\"progress\":0.5,", within: Overlay.timeout))
-        let held = try #require(watch.output.split(separator: "\n").last { $0.contains("\"progress\":0.5,") })
+        #expect(await watch.waitFor("\"progress\":\(progress),", within: Overlay.timeout))
+        let held = try #require(
+            watch.output.split(separator: "\n").last { $0.contains("\"progress\":\(progress),") }
+        )
         let events = shots.appendingPathComponent("held.jsonl")
         try String(held).write(to: events, atomically: true, encoding: .utf8)
+        return try await renderHeld(shots, width: width, height: height, scale: scale)
+    }
+
+    /// The held frame (held.jsonl in `shots`) as `curtainctl render --events --size
+    /// WIDTHxHEIGHT --scale SCALE` draws it over the app's colour.
+    static func renderHeld(_ shots: URL, width: Int, height: Int, scale: Int) async throws -> Screen {
+        let name = "expected-\(width)x\(height)@\(scale)"
         let rendered = try await TestProcess.run(
             TestEnvironment.product("curtainctl"),
             [
-                "render", "--events", events.path, "--size", "\(width)x\(height)",
-                "--destination", "#" + String(Overlay.appColor, radix: 16), "--out",
-                shots.appendingPathComponent("expected").path,
+                "render", "--events", shots.appendingPathComponent("held.jsonl").path, "--size",
+                "\(width)x\(height)", "--scale", "\(scale)", "--destination",
+                "#" + String(Overlay.appColor, radix: 16), "--out", shots.appendingPathComponent(name).path,
             ]
         )
         #expect(rendered.status == 0, "\(rendered)")
-        let path = shots.appendingPathComponent("expected/launch1-0000.png").path
+        let path = shots.appendingPathComponent("\(name)/launch1-0000.png").path
         return Screen(image: try #require(Image.readPNG(path)), path: path)
     }
 
+    /// The columns where the app shows through the hole (the logo's shape), first to last.
+    static func holeColumns(_ screen: Screen) -> ClosedRange<Int>? {
+        var first: Int? = nil
+        var last: Int? = nil
+        for x in 0..<screen.width
+        where (0..<screen.height).contains(where: { Screen.close(screen.at(x, $0), Overlay.appColor) }) {
+            if first == nil { first = x }
+            last = x
+        }
+        return first.map { $0...last! }
+    }
+
     /// Launch 1 (seed 000 over the stand-in app) made ready and held mid-reveal by a seek to
-    /// 0.5; returns the watch and that frame as `curtainctl render --events` draws it at
-    /// `width` × `height` over the app's colour.
+    /// `progress` (0.5 unless said); returns the watch and that frame as `curtainctl render
+    /// --events` draws it at `width` × `height` points and `scale` over the app's colour.
     static func holdMidReveal(
         _ daemon: Daemon,
         _ shots: URL,
         width: Int,
-        height: Int
+        height: Int,
+        scale: Int = 1,
+        progress: String = "0.5"
     ) async throws -> (watch: TestProcess, expected: Screen) {
         let launched = try await daemon.ctl("launch", "--normal", "shop")
         #expect(launched.status == 0, "\(launched)")
@@ -163,9 +188,17 @@ import Glibc
             await Overlay.eventually { (try? daemon.makeAppReady()) != nil },
             "the app waits on its FIFO: \(daemon.process.output)"
         )
-        let expected = try await Self.seekHalfWayAndRender(daemon, watch, shots, width: width, height: height)
+        let expected = try await Self.seekHalfWayAndRender(
+            daemon,
+            watch,
+            shots,
+            width: width,
+            height: height,
+            scale: scale,
+            progress: progress
+        )
         #expect(
-            expected.fraction(of: Overlay.appColor) > 0.2 && Self.splashFraction(expected) > 0.05,
+            expected.fraction(of: Overlay.appColor) > 0.02 && Self.splashFraction(expected) > 0.05,
             "a real hole: some app, some splash"
         )
         return (watch, expected)
@@ -204,11 +237,14 @@ import Glibc
 
     static func isSplash(_ p: UInt32) -> Bool { Int(p & 0xFF) > Int((p >> 8) & 0xFF) + 60 }
 
-    /// A scale-2 output (sway's config: 1280×960 pixels, 640×480 logical): the overlay draws
-    /// 1280×960 buffers with wl_surface.set_buffer_scale 2, so the screenshot (grim: physical
-    /// pixels) of a held frame matches `curtainctl render --size 1280x960` with the tolerance
-    /// of revealOnSway (≤ 1% of pixels beyond 24 levels a channel). Without the scale the
-    /// compositor scales a 640×480 frame up: another layout, edges twice as wide.
+    /// A scale-2 output (sway's config: 1280×960 pixels, 640×480 logical points; curtaind's
+    /// `[display]` the points): the overlay lays the scene out in points and draws it at scale
+    /// 2 into 1280×960 buffers (wl_surface.set_buffer_scale 2), so grim's screenshot (physical
+    /// pixels) of the reveal held at 0.3 (a logo-shaped hole inside the screen, the logo faded)
+    /// matches `curtainctl render --size 640x480 --scale 2` with the tolerance of revealOnSway
+    /// (≤ 1% of pixels beyond 24 levels a channel), and the logo's hole is twice as wide in
+    /// pixels as at scale 1 (`--scale 1` of the same frame). Laid out in pixels (the scene for
+    /// a 1280×960 screen), the hole is as wide as at scale 1.
     @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
     func heldFrameAtScale2() async throws {
         try #require(
@@ -217,7 +253,7 @@ import Glibc
         )
         let (width, height) = (Overlay.width * 2, Overlay.height * 2)
         let compositor = try await Compositor.sway(width: width, height: height, scale: 2)
-        let daemon = try await Daemon(compositor: compositor, width: width, height: height)
+        let daemon = try await Daemon(compositor: compositor)
         let overlay = try await startOverlay(compositor, daemon)
         defer { Overlay.killTree(overlay.pid) }
         #expect(
@@ -229,7 +265,14 @@ import Glibc
         )
         let shots = TestEnvironment.temporaryDirectory("overlay-shots")
         defer { try? FileManager.default.removeItem(at: shots) }
-        let (watch, expected) = try await Self.holdMidReveal(daemon, shots, width: width, height: height)
+        let (watch, expected) = try await Self.holdMidReveal(
+            daemon,
+            shots,
+            width: Overlay.width,
+            height: Overlay.height,
+            scale: 2,
+            progress: "0.3"
+        )
         defer { Overlay.killTree(watch.pid) }
         var screen: Screen? = nil
         let matches = try await Overlay.eventually {
@@ -238,12 +281,28 @@ import Glibc
         }
         #expect(
             matches,
-            "at scale 2 the screen matches curtainctl render at \(width)x\(height): \(screen.map { "\($0.width)×\($0.height), \($0.mismatch(expected)) differ (\($0.path) vs \(expected.path))" } ?? "")"
+            "at scale 2 the screen matches curtainctl render --size \(Overlay.width)x\(Overlay.height) --scale 2: \(screen.map { "\($0.width)×\($0.height), \($0.mismatch(expected)) differ (\($0.path) vs \(expected.path))" } ?? "")"
         )
+        let atScale1 = try await Self.renderHeld(shots, width: Overlay.width, height: Overlay.height, scale: 1)
         if let screen {
             #expect(
                 Self.edgeWidth(screen) <= Self.edgeWidth(expected) + 0.5,
                 "edges: \(Self.edgeWidth(screen)) px on screen, \(Self.edgeWidth(expected)) drawn"
+            )
+            // Columns, not the Screens, in messages: a Screen prints every pixel.
+            let onScreen = Self.holeColumns(screen)
+            let atOne = Self.holeColumns(atScale1)
+            let path = screen.path
+            let shown = try #require(onScreen, "a hole on screen: \(path)")
+            let one = try #require(atOne, "a hole at scale 1: \(atScale1.path)")
+            print("heldFrameAtScale2: the hole is \(shown.count) pixels wide on screen, \(one.count) at scale 1")
+            #expect(
+                one.count > 20 && one.lowerBound > 0 && one.upperBound < Overlay.width - 1,
+                "a logo-shaped hole inside the screen at scale 1: \(one)"
+            )
+            #expect(
+                abs(shown.count - 2 * one.count) <= 4,
+                "the logo's hole is twice as wide at scale 2: \(shown) on screen, \(one) at scale 1"
             )
         }
         // One overlay surface for the whole launch: drawn at scale 2 from its first frame.
@@ -251,10 +310,10 @@ import Glibc
     }
 
     /// The output's scale changes from 1 to 2 mid-launch (swaymsg) while a frame is held: the
-    /// overlay draws it again at the new scale, and the screenshot (the same 1280×960 pixels)
-    /// still matches `curtainctl render --size 1280x960`, its hole's edge as sharp as drawn
-    /// (≈ 1 pixel; a 640×480 frame scaled up by the compositor would give ≈ 2 and another
-    /// layout).
+    /// overlay draws it again at the new scale. Before, the 1280×960 pixels are 1280×960
+    /// points (the screenshot matches `curtainctl render --size 1280x960`); after, 640×480
+    /// points at scale 2 (it matches `--size 640x480 --scale 2`), the hole's edge as sharp as
+    /// drawn (≈ 1 pixel; a 640×480 frame scaled up by the compositor would give ≈ 2).
     @Test(.enabled(if: Overlay.available(swayTools)), .timeLimit(.minutes(2)))
     func scaleChangeMidLaunchRedraws() async throws {
         try #require(
@@ -263,7 +322,8 @@ import Glibc
         )
         let (width, height) = (Overlay.width * 2, Overlay.height * 2)
         let compositor = try await Compositor.sway(width: width, height: height, scale: 1)
-        let daemon = try await Daemon(compositor: compositor, width: width, height: height)
+        // curtaind's [display]: the points after the change (its frames are computed for them).
+        let daemon = try await Daemon(compositor: compositor)
         let overlay = try await startOverlay(compositor, daemon)
         defer { Overlay.killTree(overlay.pid) }
         #expect(
@@ -272,15 +332,22 @@ import Glibc
         )
         let shots = TestEnvironment.temporaryDirectory("overlay-shots")
         defer { try? FileManager.default.removeItem(at: shots) }
-        let (watch, expected) = try await Self.holdMidReveal(daemon, shots, width: width, height: height)
+        let (watch, expected) = try await Self.holdMidReveal(
+            daemon,
+            shots,
+            width: Overlay.width,
+            height: Overlay.height,
+            scale: 2
+        )
         defer { Overlay.killTree(watch.pid) }
+        let before = try await Self.renderHeld(shots, width: width, height: height, scale: 1)
         var screen: Screen? = nil
         #expect(
             try await Overlay.eventually {
                 screen = try await compositor.screenshot(shots)
-                return screen!.mismatch(expected) <= 0.01
+                return screen!.mismatch(before) <= 0.01
             },
-            "at scale 1: \(screen.map { "\($0.mismatch(expected)) differ" } ?? "")"
+            "at scale 1: \(screen.map { "\($0.mismatch(before)) differ (\($0.path) vs \(before.path))" } ?? "")"
         )
 
         try await compositor.swaymsg("output", "HEADLESS-1", "scale", "2")
