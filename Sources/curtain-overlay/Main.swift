@@ -16,7 +16,9 @@ struct CurtainOverlay: ParsableCommand {
         abstract: "Draws curtaind's launch overlays on a Wayland compositor (WAYLAND_DISPLAY).",
         discussion: """
             Uses the zwlr_layer_shell_v1 overlay layer (sway, labwc, cage-like kiosks); where the \
-            compositor lacks it, a fullscreen xdg_toplevel (Weston), and says so. Reconnects to curtaind \
+            compositor lacks it, a fullscreen xdg_toplevel (Weston), and says so. Draws at the scale of \
+            the output it is on (wl_output.scale), the scene laid out in the output's logical points: \
+            set curtaind's [display] to that size (the mode divided by the scale). Reconnects to curtaind \
             and to the compositor with backoff. Logs to stderr with syslog priority prefixes (the journal \
             under systemd). See docs/overlay.md.
             """,
@@ -41,7 +43,7 @@ struct CurtainOverlay: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Append a line per committed frame: when it was due and when it was committed (CLOCK_BOOTTIME seconds), the CPU seconds drawing it took, then when it was received, drawing started, rendered and copied (make bench).",
+            "Append a line per committed frame: when it was due and when it was committed (CLOCK_BOOTTIME seconds), the CPU seconds drawing it took, then when it was received, drawing started, rendered and its damage known (make bench).",
             valueName: "file"
         )
     )

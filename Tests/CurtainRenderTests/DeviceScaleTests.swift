@@ -56,6 +56,39 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
             #expect(renderer.cache.isCached("backdrop"), "the static backdrop is cached at scale 2")
         }
 
+        /// curtain-overlay's buffer age: two frame buffers drawn in turn, each repainted from
+        /// the frame it holds (the frame before last), match a full uncached render at every
+        /// frame, and `damage(from:to:)` — what the overlay reports to the compositor — is
+        /// exactly what a repaint from the previous frame covers.
+        @Test func twoBuffersInTurnAndTheFrameDamage() throws {
+            let timeline = try reveal()
+            let reference = try SceneRenderer(sceneFile: IncrementalRenderTests.scene, cacheBytes: 0)
+            let renderer = try SceneRenderer(sceneFile: IncrementalRenderTests.scene)
+            let (width, height) = (Self.width * 2, Self.height * 2)
+            let buffers = try [
+                renderer.makeFrame(width: width, height: height), renderer.makeFrame(width: width, height: height),
+            ]
+            var held: [[String: Value]?] = [nil, nil]
+            let probe = try renderer.makeFrame(width: width, height: height)
+            var last: [String: Value]? = nil
+            let count = Int((timeline.duration * 15).rounded(.up))
+            for i in 0...count {
+                let values = timeline.keyedValues(timeline.evaluate(at: min(Double(i) / 15, timeline.duration)))
+                try renderer.render(values: values, into: buffers[i % 2], previous: held[i % 2], scale: 2)
+                held[i % 2] = values
+                let full = try reference.render(values: values, width: Self.width, height: Self.height, scale: 2)
+                let d = IncrementalRenderTests().difference(buffers[i % 2], full)
+                #expect(d.beyond <= YulaRenderTests.edgeAllowance, "frame \(i): \(d.beyond) pixels beyond ±2")
+                if let last {
+                    let damage = try renderer.damage(from: last, to: values, width: width, height: height, scale: 2)
+                    try renderer.render(values: last, into: probe, previous: nil, scale: 2)
+                    let repainted = try renderer.render(values: values, into: probe, previous: last, scale: 2)
+                    #expect(damage == repainted, "frame \(i)")
+                }
+                last = values
+            }
+        }
+
         /// The layout is in points: mid-reveal, the logo-shaped hole is twice as wide in pixels at
         /// scale 2 as at scale 1 and in the same place (its columns doubled), not the scene laid
         /// out anew for a screen twice the size.
