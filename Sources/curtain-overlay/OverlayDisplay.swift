@@ -117,6 +117,8 @@ final class OverlayDisplay {
         var due: Double, received: Double, start: Double, rendered: Double, damaged: Double, cpu: Double
     }
     var ready: Ready?
+    /// Commits made: each buffer's `committed` says when it was last attached.
+    var commits = 0
 
     init(mailbox: Mailbox) { self.mailbox = mailbox }
 
@@ -447,9 +449,10 @@ final class OverlayDisplay {
                 return
             }
         }
-        // The buffer already drawn (not attached yet) is drawn again; else one the compositor
-        // does not hold; else a third, if the limit allows; else a release wakes us.
-        var buffer = ready?.buffer ?? buffers.first { !$0.busy }
+        // The buffer already drawn (not attached yet) is drawn again; else, of those the
+        // compositor does not hold, the one committed last (its frame is the newest: the least
+        // to repaint); else a third, if the limit allows; else a release wakes us.
+        var buffer = ready?.buffer ?? buffers.filter { !$0.busy }.max { $0.committed < $1.committed }
         if buffer == nil, buffers.count < Self.maximumBuffers,
             let extra = try? ShmBuffer(shm: shm!, width: pixelWidth, height: pixelHeight)
         {
@@ -530,6 +533,8 @@ final class OverlayDisplay {
         }
         wl_surface_commit(surface)
         drawn.buffer.busy = true
+        commits += 1
+        drawn.buffer.committed = commits
         for old in retired { old.destroy() }
         retired = []
         if let trace, let t = drawn.timing {
@@ -665,6 +670,8 @@ final class ShmBuffer {
     var drawn: (values: [String: Value], renderer: ObjectIdentifier, textVariant: Int)?
     /// Every pixel is transparent (a new memfd is zeros).
     var isClear = true
+    /// The display's commit count when it was last attached (0: never).
+    var committed = 0
 
     init(shm: OpaquePointer, width: Int, height: Int) throws {
         stride = width * 4
