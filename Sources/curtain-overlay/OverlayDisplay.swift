@@ -96,7 +96,7 @@ final class OverlayDisplay {
     var failedScenes: [String: (retry: Double, delay: Double)] = [:]
     /// The frame drawn last (on screen or ready): what the next frame's damage is measured from.
     var lastValues: [String: Value]?
-    var lastFor: (renderer: ObjectIdentifier, textVariant: Int)?
+    var lastFor: DrawnBy?
     /// The target generation drawn last (into `ready` or committed).
     var drawnGeneration = -1
     var showingClear = false
@@ -574,10 +574,10 @@ final class OverlayDisplay {
         guard let renderer = renderer(for: frame), let image = buffer.image else { return clear() }
         do {
             checkLayers(frame, renderer)
-            let wanted = (ObjectIdentifier(renderer), frame.textVariant)
+            let wanted = DrawnBy(renderer: renderer, textVariant: frame.textVariant)
             // The buffer's frame is the base of the repaint if the same scene drew it.
             let previous = buffer.drawn.flatMap {
-                $0.renderer == wanted.0 && $0.textVariant == wanted.1 ? $0.values : nil
+                $0.by == wanted ? $0.values : nil
             }
             // Half drawn until render returns: a failure clears the buffer before it is attached.
             buffer.drawn = nil
@@ -589,7 +589,7 @@ final class OverlayDisplay {
                 scale: scale,
                 textVariant: frame.textVariant
             )
-            buffer.drawn = (frame.values, wanted.0, wanted.1)
+            buffer.drawn = (frame.values, wanted)
             rendered = bootTime()
             var damage: PixelRect? = full
             if !showingClear, let lastValues, let lastFor, lastFor == wanted {
@@ -656,6 +656,18 @@ final class OverlayDisplay {
     }
 }
 
+/// Which scene drew a frame: its renderer (weak: a scene loaded again after it is freed may
+/// get its address, so an ObjectIdentifier could match a renderer that never drew the
+/// frame) and the text variant.
+struct DrawnBy: Equatable {
+    weak var renderer: SceneRenderer?
+    var textVariant: Int
+
+    static func == (a: DrawnBy, b: DrawnBy) -> Bool {
+        a.renderer != nil && a.renderer === b.renderer && a.textVariant == b.textVariant
+    }
+}
+
 /// One wl_shm buffer in a memfd, ARGB8888 (cairo's premultiplied ARGB32 on little-endian).
 final class ShmBuffer {
     struct Failure: Error, CustomStringConvertible { let description: String }
@@ -667,7 +679,7 @@ final class ShmBuffer {
     /// The buffer's pixels as a frame buffer the renderer draws into (nil once destroyed).
     private(set) var image: Image?
     /// The frame the buffer holds (nil: none, or half drawn).
-    var drawn: (values: [String: Value], renderer: ObjectIdentifier, textVariant: Int)?
+    var drawn: (values: [String: Value], by: DrawnBy)?
     /// Every pixel is transparent (a new memfd is zeros).
     var isClear = true
     /// The display's commit count when it was last attached (0: never).
