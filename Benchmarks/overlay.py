@@ -123,6 +123,7 @@ default_screen = "home"
             print(f"  {name:14} p50 {st['p50']:6.2f}  p99 {st['p99']:6.2f}  max {st['max']:6.1f} ms")
     print(f"  process CPU per committed frame: {result['process_cpu_ms_per_frame']:.2f} ms (both threads)")
     os.makedirs(out_dir, exist_ok=True)
+    shutil.copy(trace, os.path.join(out_dir, "overlay-trace.txt"))  # per frame, for a closer look
     with open(os.path.join(out_dir, "overlay.json"), "w") as f:
         json.dump(result, f, indent=2)
     l, c = result["lateness_ms"], result["cpu_ms"]
