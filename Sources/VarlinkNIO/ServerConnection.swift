@@ -14,7 +14,7 @@ import Glibc
 /// traps (in debug builds) when it is dropped unused. This bridge may be dropped freely.
 final class ServerConnection: Sendable {
     let channel: any Channel
-    let messages: AsyncThrowingStream<ByteBuffer, any Error>
+    let messages = InboundMessages()
     private let gate: ReadGate
     /// Set by `abort`: nothing more is written (the abort's message is the last).
     private let aborted = Atomic<Bool>(false)
@@ -27,10 +27,8 @@ final class ServerConnection: Sendable {
     init(channel: any Channel, outputLimit: Int = 16 * 1024) throws {
         self.channel = channel
         self.outputLimit = outputLimit
-        let (messages, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
-        self.messages = messages
         gate = ReadGate()
-        try channel.pipeline.syncOperations.addHandler(InboundBridge(continuation: continuation, gate: gate))
+        try channel.pipeline.syncOperations.addHandler(InboundBridge(messages: messages, gate: gate))
         // The socket's writer goes with the channel: NIO closed its descriptor, ours follows.
         channel.closeFuture.whenComplete { [self] _ in direct.withLock { $0 }?.close() }
     }
@@ -218,31 +216,31 @@ final class ReadGate: Sendable {
 private final class InboundBridge: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
-    private let continuation: AsyncThrowingStream<ByteBuffer, any Error>.Continuation
+    private let messages: InboundMessages
     private let gate: ReadGate
     /// Set by `abort`: nothing more is written (the abort's message is the last).
     private let aborted = Atomic<Bool>(false)
 
-    init(continuation: AsyncThrowingStream<ByteBuffer, any Error>.Continuation, gate: ReadGate) {
-        self.continuation = continuation
+    init(messages: InboundMessages, gate: ReadGate) {
+        self.messages = messages
         self.gate = gate
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        continuation.yield(unwrapInboundIn(data))
+        messages.yield(unwrapInboundIn(data))
         if gate.received() { try? context.channel.syncOptions?.setOption(.autoRead, value: false) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        continuation.finish(throwing: error)
+        messages.finish(throwing: error)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        continuation.finish()
+        messages.finish()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        continuation.finish()
+        messages.finish()
     }
 }

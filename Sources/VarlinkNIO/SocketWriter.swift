@@ -48,20 +48,29 @@ final class SocketWriter: Sendable {
     /// connection was cut off or handed back).
     @discardableResult
     func write(_ bytes: [UInt8], replaceable: Bool) -> Bool {
-        let (accepted, wake): (Bool, Wake) = state.withLock { s in
-            guard !s.ending, s.fd >= 0 else { return (false, Wake()) }
+        let (accepted, wake): (Bool, Wake?) = state.withLock { s in
+            guard !s.ending, s.fd >= 0 else { return (false, nil) }
+            // Nothing queued (the usual case: a reader that keeps up): one send, and the queue
+            // is not touched unless the socket leaves part of the message.
+            if s.head == s.queue.count {
+                let n = bytes.withUnsafeBytes { raw in
+                    send(s.fd, raw.baseAddress!, raw.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                }
+                if n == bytes.count { return (true, nil) }
+                if n > 0 { s.offset = n }  // the rest, queued below, goes first
+            }
             if replaceable, s.queue.count > s.head, s.queue[s.queue.count - 1].replaceable,
                 s.queue.count - 1 > s.head || s.offset == 0
             {
                 s.queuedBytes += bytes.count - s.queue[s.queue.count - 1].bytes.count
                 s.queue[s.queue.count - 1].bytes = bytes
-                return (true, Wake())
+                return (true, nil)
             }
             s.queue.append(Message(bytes: bytes, replaceable: replaceable))
             s.queuedBytes += bytes.count
-            return (true, s.queue.count - s.head == 1 ? Self.flush(&s, self) : Wake())
+            return (true, s.queue.count - s.head == 1 ? Self.flush(&s, self) : nil)
         }
-        wake.run()
+        wake?.run()
         return accepted
     }
 

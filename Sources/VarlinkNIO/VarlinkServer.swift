@@ -210,8 +210,9 @@ public final class VarlinkServer: Sendable {
                     for try await connection in connections {
                         guard let channel = connection.channel else { continue }
                         let executor = EventLoopTaskExecutor(channel.channel.eventLoop)
+                        let isolation = EventLoopIsolation(channel.channel.eventLoop)
                         group.addTask(executorPreference: executor) {
-                            await self.serve(channel, peer: connection.peer, executor: executor)
+                            await self.serve(channel, peer: connection.peer, executor: executor, on: isolation)
                         }
                     }
                 }
@@ -235,7 +236,14 @@ public final class VarlinkServer: Sendable {
     }
 
     /// One connection: its calls, one at a time, in order.
-    private func serve(_ connection: ServerConnection, peer: PeerCredentials?, executor: EventLoopTaskExecutor) async {
+    /// Runs isolated to `isolation` (the channel's event loop): a message arriving resumes the
+    /// loop below on that event loop at once (see `InboundMessages`).
+    private func serve(
+        _ connection: ServerConnection,
+        peer: PeerCredentials?,
+        executor: EventLoopTaskExecutor,
+        on isolation: isolated EventLoopIsolation
+    ) async {
         guard accepted.take(connection) else { return }
         let send: @Sendable (VarlinkReply) async throws -> Void = { reply in try await connection.write(reply.encoded())
         }
@@ -244,7 +252,7 @@ public final class VarlinkServer: Sendable {
         let streams = StreamCanceller()
         connection.channel.closeFuture.whenComplete { _ in streams.peerClosed() }
         do {
-            for try await message in connection.messages {
+            while let message = try await connection.messages.next() {
                 connection.consumed()
                 let call: VarlinkCall
                 do { call = try VarlinkCall(decoding: message.readableBytesView) } catch {

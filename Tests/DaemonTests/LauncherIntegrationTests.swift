@@ -247,3 +247,42 @@ extension LauncherIntegrationTests {
         #expect(await daemon.finish(within: 15).status == 0)
     }
 }
+
+extension LauncherIntegrationTests {
+    /// A launch's `requested` and `presenting` events are in every observer's socket before the
+    /// Launch caller gets its reply (the driver writes them while it takes the launch; the
+    /// reply follows), and each observer sees every state event in order (README, issue 18).
+    @Test(.timeLimit(.minutes(1))) func observersHavePresentingBeforeTheLaunchReply() async throws {
+        let (daemon, socket) = try await Self.start()
+        let watcher = try FrameFanOutTests.Peer(path: socket)
+        watcher.send(#"{"method":"io.curtain.Launcher.Watch","parameters":{},"more":true}"# + "\0")
+        let caller = try FrameFanOutTests.Peer(path: socket)
+        for launch in 1...2 {
+            caller.send(#"{"method":"io.curtain.Launcher.Launch","parameters":{"route":{"normal":"shop"}}}"# + "\0")
+            let reply = await offload { caller.read(until: { _ in true }) }
+            #expect(reply.count == 1, "no Launch reply")
+            // The first launch's events may still go through the Watch's own task (it takes
+            // its socket just after it starts); from the second on, the driver writes them.
+            let already = watcher.available()
+            if launch == 2 {
+                #expect(
+                    FrameFanOutTests.states(already) == ["requested", "presenting"],
+                    "before the reply: \(already)"
+                )
+            }
+            caller.send(#"{"method":"io.curtain.App.Ready","parameters":{"launch":\#(launch)}}"# + "\0")
+            _ = await offload { caller.read(until: { _ in true }) }
+            let rest = await offload { watcher.readToEnd() }
+            // (The first may also come as the Watch's snapshot, if the Watch was served after it.)
+            if launch == 2 {
+                #expect(
+                    FrameFanOutTests.states(already + rest) == [
+                        "requested", "presenting", "holding", "revealing", "revealed",
+                    ]
+                )
+            }
+        }
+        daemon.signal(SIGTERM)
+        #expect(await daemon.finish(within: 15).status == 0)
+    }
+}

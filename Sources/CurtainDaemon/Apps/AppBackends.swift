@@ -8,7 +8,6 @@ import Synchronization
 struct AppBackends: AppSupervisor {
     let processes: any AppSupervisor
     let units: any AppSupervisor
-    let events: AsyncStream<AppEvent>
     /// Launches the unit backend has (the rest are the process backend's).
     private let unitLaunches = Box()
 
@@ -19,16 +18,19 @@ struct AppBackends: AppSupervisor {
     init(processes: any AppSupervisor, units: any AppSupervisor) {
         self.processes = processes
         self.units = units
+    }
+
+    /// Both backends' events, each relayed on its own backend's thread (no merging task).
+    func relayEvents(to handler: @escaping @Sendable (AppEvent) -> Void) {
+        processes.relayEvents(to: handler)
+        units.relayEvents(to: handler)
+    }
+
+    /// Both backends' events merged into one stream (instead of `relayEvents`).
+    var events: AsyncStream<AppEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: AppEvent.self)
-        events = stream
-        let (processEvents, unitEvents) = (processes.events, units.events)
-        Task {
-            await withDiscardingTaskGroup { group in
-                group.addTask { for await event in processEvents { continuation.yield(event) } }
-                group.addTask { for await event in unitEvents { continuation.yield(event) } }
-            }
-            continuation.finish()
-        }
+        relayEvents { continuation.yield($0) }
+        return stream
     }
 
     private func backend(of launch: LaunchID) -> any AppSupervisor {

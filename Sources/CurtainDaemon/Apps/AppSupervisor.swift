@@ -1,5 +1,6 @@
 import CurtainConfig
 import CurtainCore
+import Synchronization
 
 /// Starts, wakes and releases the apps behind launches: the app backend. The coordinator
 /// says what; a backend does it (`ProcessSupervisor`: processes it spawns itself; a unit
@@ -8,6 +9,11 @@ import CurtainCore
 protocol AppSupervisor: Sendable {
     /// What the apps report (readiness, status, failures), in order; finishes when the backend stops.
     var events: AsyncStream<AppEvent> { get }
+    /// The same events handed to `handler` as they happen, in order, on the backend's thread
+    /// (the driver's inbox: no stream and no consumer task between an app's READY=1 and
+    /// `revealing`). Call once, instead of consuming `events`. By default, `events` is consumed
+    /// by a task that calls `handler`.
+    func relayEvents(to handler: @escaping @Sendable (AppEvent) -> Void)
     func start(_ launch: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async
     func release(_ launch: LaunchID) async
     /// Launch `to` takes over launch `from`'s app (a retarget to the same app): the instance
@@ -26,6 +32,10 @@ protocol AppSupervisor: Sendable {
 
 extension AppSupervisor {
     func ended(_ launch: LaunchID) async {}
+    func relayEvents(to handler: @escaping @Sendable (AppEvent) -> Void) {
+        let events = self.events
+        Task { for await event in events { handler(event) } }
+    }
 }
 
 /// A route handed to an attached app (a warm start): io.curtain.App's `Delivery`, typed.
@@ -54,21 +64,64 @@ enum AppEvent: Sendable, Hashable {
     }
 }
 
-/// A backend's side of `AppSupervisor.events`: yields never wait for the driver.
+/// A backend's side of `AppSupervisor.events`: publishing never waits for the driver. Events
+/// go to the handler given to `relay` (in order, on the publishing thread), or, until one is
+/// given, wait for it in order; `stream` relays them into an AsyncStream instead.
 struct AppEventPublisher: Sendable {
-    let stream: AsyncStream<AppEvent>
-    private let continuation: AsyncStream<AppEvent>.Continuation
+    private final class Relay: Sendable {
+        struct State {
+            var waiting: [AppEvent] = []
+            var handler: (@Sendable (AppEvent) -> Void)?
+            var finish: (@Sendable () -> Void)?
+            var finished = false
+        }
+        let state = Mutex(State())
+    }
+    private let relay = Relay()
 
-    init() { (stream, continuation) = AsyncStream.makeStream(of: AppEvent.self) }
+    init() {}
+
+    /// Every event from now on (and those waiting) goes to `handler`; `finished` is called once
+    /// the backend stops. Only the first call counts.
+    func relay(to handler: @escaping @Sendable (AppEvent) -> Void, finished: (@Sendable () -> Void)? = nil) {
+        let done: (@Sendable () -> Void)? = relay.state.withLock { s in
+            guard s.handler == nil else { return nil }
+            // Under the lock, so an event published meanwhile cannot overtake these.
+            s.waiting.forEach(handler)
+            s.waiting = []
+            s.handler = handler
+            s.finish = finished
+            return s.finished ? finished : nil
+        }
+        done?()
+    }
+
+    /// The events as a stream (for one consumer; instead of `relay`).
+    var stream: AsyncStream<AppEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: AppEvent.self)
+        relay(to: { continuation.yield($0) }, finished: { continuation.finish() })
+        return stream
+    }
 
     func ready(_ id: LaunchID, _ stage: ReadinessStage, _ status: String?, _ elements: [String: Hero.Element]) {
-        continuation.yield(.ready(id, stage, status: status, elements: elements))
+        publish(.ready(id, stage, status: status, elements: elements))
     }
-    func status(_ id: LaunchID, _ status: String) { continuation.yield(.status(id, status)) }
-    func extend(_ id: LaunchID, _ seconds: Double) { continuation.yield(.extend(id, seconds: seconds)) }
-    func failed(_ id: LaunchID, _ reason: String) { continuation.yield(.failed(id, reason: reason)) }
-    func publish(_ event: AppEvent) { continuation.yield(event) }
-    func finish() { continuation.finish() }
+    func status(_ id: LaunchID, _ status: String) { publish(.status(id, status)) }
+    func extend(_ id: LaunchID, _ seconds: Double) { publish(.extend(id, seconds: seconds)) }
+    func failed(_ id: LaunchID, _ reason: String) { publish(.failed(id, reason: reason)) }
+    func publish(_ event: AppEvent) {
+        relay.state.withLock { s in
+            guard !s.finished else { return }
+            if let handler = s.handler { handler(event) } else { s.waiting.append(event) }
+        }
+    }
+    func finish() {
+        let done = relay.state.withLock { s in
+            defer { s.finished = true }
+            return s.finished ? nil : s.finish
+        }
+        done?()
+    }
 }
 
 /// Starts nothing: the app is started by someone else and reports through io.curtain.App

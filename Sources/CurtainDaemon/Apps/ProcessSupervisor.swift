@@ -73,6 +73,7 @@ actor ProcessSupervisor: AppSupervisor {
     /// What happens to apps, for the driver (`AppSupervisor.events`).
     private let publisher = AppEventPublisher()
     nonisolated var events: AsyncStream<AppEvent> { publisher.stream }
+    nonisolated func relayEvents(to handler: @escaping @Sendable (AppEvent) -> Void) { publisher.relay(to: handler) }
     /// Apps attached through io.curtain.App.Attach (warm starts).
     typealias Delivery = WarmStarts.Delivery
     private var warm = WarmStarts()

@@ -45,6 +45,7 @@ actor UnitSupervisor: AppSupervisor {
     private let logger: Logger
     private let publisher = AppEventPublisher()
     nonisolated var events: AsyncStream<AppEvent> { publisher.stream }
+    nonisolated func relayEvents(to handler: @escaping @Sendable (AppEvent) -> Void) { publisher.relay(to: handler) }
     private var bus: SystemdBus?
     private var watched: [String: Watched] = [:]  // by unit name
     private var units: [LaunchID: String] = [:]

@@ -351,16 +351,19 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
         limit: Int,
         reply: VarlinkService.Reply
     ) -> ObserverMailbox.Sink {
-        { item, shared in
+        let method = SharedFrame.interned(reply.method)
+        return { item, shared in
             switch item {
             case .frame(let frame):
                 // A frame that fails to encode is skipped, as it always was.
-                guard let message = try? frame.message(for: reply) else { return .taken }
+                guard let message = try? frame.message(for: reply, method: method) else { return .taken }
                 return output.write(message, true) ? .taken : .cutOff
             case .event(let event):
                 // The final reply is the stream's, so the call knows it ended.
                 if only != nil, event.endsLaunch { return .refused }
-                guard let message = try? (shared ?? SharedEvent(event)).message(for: reply) else { return .refused }
+                guard let message = try? (shared ?? SharedEvent(event)).message(for: reply, method: method) else {
+                    return .refused
+                }
                 return output.write(message, false) && output.queued() <= limit ? .taken : .cutOff
             }
         }

@@ -7,7 +7,9 @@ import Varlink
 final class SharedFrame: Sendable, Equatable {
     let frame: LaunchFrame
     private let json = Mutex<[String: JSONValue]?>(nil)
-    private let encoded = Mutex<(prepared: VarlinkService.PreparedParameters, message: [UInt8]?)?>(nil)
+    private let encoded = Mutex<VarlinkService.PreparedParameters?>(nil)
+    /// The whole message for observers written to directly, by (interned) method.
+    private let direct = Mutex<(method: String, message: [UInt8])?>(nil)
 
     init(_ frame: LaunchFrame) { self.frame = frame }
 
@@ -21,24 +23,28 @@ final class SharedFrame: Sendable, Equatable {
 
     /// `{"event": …}` prepared for `reply`'s method (Watch); cached for the next observer.
     func prepared(for reply: VarlinkService.Reply) throws -> VarlinkService.PreparedParameters {
-        if let cached = encoded.withLock({ $0 }), cached.prepared.method == reply.method { return cached.prepared }
+        if let cached = encoded.withLock({ $0 }), cached.method == reply.method { return cached }
         let prepared = try reply.prepare(["event": .object(event)])
-        encoded.withLock { $0 = (prepared, nil) }
+        encoded.withLock { $0 = prepared }
         return prepared
     }
 
-    /// The whole reply message (continues: true) for observers written to directly.
-    func message(for reply: VarlinkService.Reply) throws -> [UInt8] {
-        if let cached = encoded.withLock({ $0 }), cached.prepared.method == reply.method, let message = cached.message {
-            return message
-        }
-        let prepared = try prepared(for: reply)
-        let message = prepared.message(continues: true)
-        encoded.withLock { $0 = (prepared, message) }
+    /// The whole reply message (continues: true) for observers written to directly. `method`
+    /// is `reply.method`, interned by the caller (`SharedFrame.interned`): equal to the cached
+    /// one by identity, it is not compared byte by byte for each of 1000 observers.
+    func message(for reply: VarlinkService.Reply, method: String) throws -> [UInt8] {
+        if let message = direct.withLock({ $0?.method == method ? $0?.message : nil }) { return message }
+        let message = try prepared(for: reply).message(continues: true)
+        direct.withLock { $0 = (method, message) }
         return message
     }
 
     static func == (a: SharedFrame, b: SharedFrame) -> Bool { a.frame == b.frame }
+
+    /// The streaming method whose replies are shared, as one string every observer's sink
+    /// holds (a call's method is parsed from its own message: equal, but not identical).
+    static let watchMethod = "io.curtain.Launcher.Watch"
+    static func interned(_ method: String) -> String { method == watchMethod ? watchMethod : method }
 }
 
 /// A state event (or a destination change) as every Watch observer written to directly gets
@@ -49,11 +55,12 @@ final class SharedEvent: Sendable {
 
     init(_ event: LaunchEvent) { self.event = event }
 
-    /// The whole reply message `{"event": …}` (continues: true) for `reply`'s method.
-    func message(for reply: VarlinkService.Reply) throws -> [UInt8] {
-        if let cached = encoded.withLock({ $0 }), cached.method == reply.method { return cached.message }
+    /// The whole reply message `{"event": …}` (continues: true) for `reply`'s method (`method`,
+    /// interned as for `SharedFrame.message`).
+    func message(for reply: VarlinkService.Reply, method: String) throws -> [UInt8] {
+        if let message = encoded.withLock({ $0?.method == method ? $0?.message : nil }) { return message }
         let message = try reply.prepare(["event": .object(Wire.event(event))]).message(continues: true)
-        encoded.withLock { $0 = (reply.method, message) }
+        encoded.withLock { $0 = (method, message) }
         return message
     }
 }

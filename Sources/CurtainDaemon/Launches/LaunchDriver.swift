@@ -139,14 +139,41 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     /// Runs until stopped (`stop`) or cancelled: sleeps until the next deadline or frame, then
     /// catches up; takes the app backend's events meanwhile.
     func run() async {
-        let events = supervisor.events
-        let consumer = Task { for await event in events { await self.apply(event) } }
-        await withTaskCancellationHandler {
-            await loop()
-        } onCancel: {
-            consumer.cancel()
+        // The backends hand their events to the inbox on their own thread; the loop's wait
+        // ends and applies them here, on the driver's executor (the frame clock's thread) —
+        // no stream, consumer task or pool thread in between.
+        let inbox = self.inbox
+        supervisor.relayEvents { inbox.post($0) }
+        await loop()
+    }
+
+    /// App events waiting for the loop, and the loop's current wait (ended by a post).
+    private let inbox = Inbox()
+
+    private final class Inbox: Sendable {
+        private let state = Mutex<(events: [AppEvent], wakeup: Wakeup?)>(([], nil))
+
+        func post(_ event: AppEvent) {
+            state.withLock { s in
+                s.events.append(event)
+                return s.wakeup
+            }?.fire()
         }
-        consumer.cancel()
+
+        /// The loop waits on `wakeup` now; true if events wait already.
+        func waiting(on wakeup: Wakeup) -> Bool {
+            state.withLock { s in
+                s.wakeup = wakeup
+                return !s.events.isEmpty
+            }
+        }
+
+        func take() -> [AppEvent] {
+            state.withLock { s in
+                defer { s.events = [] }
+                return s.events
+            }
+        }
     }
 
     /// An app backend's event. One about a launch that has ended meanwhile changes nothing
@@ -173,6 +200,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             let deadline = epoch.advanced(by: .seconds(wake ?? 86_400 * 365))
             let wakeup = Wakeup()
             self.wakeup = wakeup
+            if inbox.waiting(on: wakeup) { wakeup.fire() }
             let disarm: () -> Void
             if let frameClock = clock as? FrameClock, let at = deadline as? FrameClock.Instant {
                 // Fired on the clock's thread, which is this actor's: the loop resumes there.
@@ -192,6 +220,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                 wakeup.fire()
             }
             disarm()
+            for event in inbox.take() { apply(event) }
             tick()
         }
     }
@@ -366,8 +395,11 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             }
         }
         let t = now()
-        recorder.appReady(launch, stage: stage, at: t)
-        perform(coordinator.appReady(id, stage: stage, status: status, revealDuration: revealDuration, at: t), at: t)
+        // Its line is written after the state events are out (a journal write is a syscall).
+        perform(
+            coordinator.appReady(id, stage: stage, status: status, revealDuration: revealDuration, at: t),
+            at: t
+        ) { [recorder] in recorder.appReady(launch, stage: stage, at: t) }
         poke()
     }
 
@@ -429,11 +461,15 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
     // MARK: - Effects
 
-    private func perform(_ effects: [LaunchEffect], at t: Double) {
+    /// Carries out `effects` in order: state events, frames and app work go out first; the
+    /// journal's lines (`note`'s, then the transitions'), STATUS= and the state file only once
+    /// every observer has its events — they are syscalls, and they used to sit between a
+    /// Launch or READY=1 and the observers' `presenting` or `revealing` (issue 18).
+    private func perform(_ effects: [LaunchEffect], at t: Double, note: (() -> Void)? = nil) {
         // App work runs in the order the coordinator gave it (release the old app before
         // starting the new one), off the actor: spawning must not hold up frames.
         var appWork: [AppWork] = []
-        defer { appWork.forEach { appQueue.yield($0) } }
+        var recorded: [(LaunchTransition, Launch?)] = []
         for effect in effects {
             switch effect {
             case .showOverlay(let id):
@@ -478,6 +514,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                 }
                 frames.restart()
             case .transition(let transition):
+                recorded.append((transition, coordinator.launch(transition.launch)))
                 record(transition)
                 if transition.to.isEnded {
                     let id = transition.launch
@@ -485,6 +522,9 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                 }
             }
         }
+        appWork.forEach { appQueue.yield($0) }
+        note?()
+        for (transition, launch) in recorded { recorder.record(transition, of: launch) }
         publishStatus()
         persistLaunches()
     }
@@ -500,7 +540,6 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     private func record(_ transition: LaunchTransition) {
         let id = transition.launch
         broadcaster.publish(.state(transition))
-        recorder.record(transition, of: coordinator.launch(id))
         if transition.to.isEnded {
             broadcaster.finish(launch: id)
             forget(id)

@@ -24,33 +24,84 @@ final class Broadcaster: Sendable {
         }
     }
 
-    private let observers = Mutex<[Int: Observer]>([:])
+    /// Every observer, in a list (walked for each frame: no dictionary, no filtered copy) and
+    /// by id (for `remove`, which swaps the last one into the gap).
+    private struct Registry {
+        var list: [Observer] = []
+        var index: [Int: Int] = [:]
+        var ids: [Int] = []
+        /// `list` for the frame loop: filters and unretained mailboxes, nothing to retain or
+        /// release per observer and frame (kept alive by `list`, which the loop holds).
+        var targets: [Target] = []
+    }
+
+    private struct Target {
+        let launch: UInt64?
+        let frames: Bool
+        let everyNth: Int
+        let mailbox: Unmanaged<ObserverMailbox>
+
+        init(_ observer: Observer) {
+            (launch, frames, everyNth) = (observer.filter.launch, observer.filter.frames, observer.filter.everyNth)
+            mailbox = .passUnretained(observer.mailbox)
+        }
+
+        func wants(launch wanted: UInt64, frameIndex: Int) -> Bool {
+            frames && (launch == nil || launch == wanted) && frameIndex % everyNth == 0
+        }
+    }
+
+    private let observers = Mutex(Registry())
     private let nextID = Atomic<Int>(0)
 
-    var count: Int { observers.withLock { $0.count } }
+    var count: Int { observers.withLock { $0.list.count } }
 
     /// Registers an observer; remove it with `remove` when its stream ends.
     func add(_ filter: Filter, limit: Int) -> (id: Int, mailbox: ObserverMailbox) {
         let id = nextID.add(1, ordering: .relaxed).newValue
         let mailbox = ObserverMailbox(limit: limit)
-        observers.withLock { $0[id] = Observer(filter: filter, mailbox: mailbox) }
+        observers.withLock { r in
+            r.index[id] = r.list.count
+            r.list.append(Observer(filter: filter, mailbox: mailbox))
+            r.targets.append(Target(r.list[r.list.count - 1]))
+            r.ids.append(id)
+        }
         return (id, mailbox)
     }
 
     func remove(_ id: Int) {
-        observers.withLock { $0.removeValue(forKey: id) }?.mailbox.close()
+        let removed: ObserverMailbox? = observers.withLock { r in
+            guard let at = r.index.removeValue(forKey: id) else { return nil }
+            let mailbox = r.list[at].mailbox
+            let last = r.list.count - 1
+            if at != last {
+                r.list.swapAt(at, last)
+                r.targets.swapAt(at, last)
+                r.ids.swapAt(at, last)
+                r.index[r.ids[at]] = at
+            }
+            r.list.removeLast()
+            r.targets.removeLast()
+            r.ids.removeLast()
+            return mailbox
+        }
+        removed?.close()
     }
+
+    /// The observers now: the list's storage, shared (copied only if one is added or removed
+    /// while the caller walks it).
+    private var snapshot: [Observer] { observers.withLock { $0.list } }
 
     /// An event that is not a frame (frames go through `publish(_: LaunchFrame)`).
     func publish(_ event: LaunchEvent) {
         if case .frame(let frame) = event { return publish(frame) }
         let launch = event.launch.value
-        let targets = observers.withLock { o in
-            o.values.filter { $0.wants(launch: launch, frameIndex: nil) }.map(\.mailbox)
-        }
         // One that overflows is cut off by its own stream (ObserverTooSlow).
         let shared = SharedEvent(event)
-        targets.forEach { $0.post(.event(event), shared: shared) }
+        let item = ObserverMailbox.Item.event(event)
+        for observer in snapshot where observer.wants(launch: launch, frameIndex: nil) {
+            observer.mailbox.post(item, shared: shared)
+        }
     }
 
     /// A frame: encoded once (`SharedFrame`), then one loop over the observers on this
@@ -61,20 +112,24 @@ final class Broadcaster: Sendable {
         let launch = frame.launch.value
         let index = frame.final ? 0 : frame.index
         let item = ObserverMailbox.Item.frame(SharedFrame(frame))
-        let targets = observers.withLock { o in
-            o.values.filter { $0.wants(launch: launch, frameIndex: index) }.map(\.mailbox)
+        let (observers, targets) = self.observers.withLock { ($0.list, $0.targets) }
+        // `observers` keeps every mailbox alive while the loop uses them unretained.
+        withExtendedLifetime(observers) {
+            targets.withUnsafeBufferPointer { targets in
+                for target in targets where target.wants(launch: launch, frameIndex: index) {
+                    _ = target.mailbox._withUnsafeGuaranteedRef { $0.post(item) }
+                }
+            }
         }
-        targets.forEach { $0.post(item) }
     }
 
     /// The launch ended: observers of only that launch get their last event and finish.
     func finish(launch: LaunchID) {
-        let done = observers.withLock { o in o.filter { $0.value.filter.launch == launch.value }.map(\.value.mailbox) }
-        done.forEach { $0.close() }
+        for observer in snapshot where observer.filter.launch == launch.value { observer.mailbox.close() }
     }
 
     /// Shutdown: every stream finishes after what is queued.
     func closeAll() {
-        observers.withLock { o in o.values.map(\.mailbox) }.forEach { $0.close() }
+        for observer in snapshot { observer.mailbox.close() }
     }
 }

@@ -35,7 +35,9 @@ final class ObserverMailbox: Sendable {
         var events = 0
         var closed = false
         var overflowed = false
-        var waiter: CheckedContinuation<Item?, Never>?
+        var waiter: CheckedContinuation<Item?, Never>? { didSet { waiting = waiter != nil } }
+        /// `waiter != nil`, read for every frame without copying the continuation out.
+        var waiting = false
         var sink: Sink?
         var pending: ArraySlice<Item> { items[head...] }
     }
@@ -55,7 +57,7 @@ final class ObserverMailbox: Sendable {
     func post(_ item: Item, shared: SharedEvent? = nil) -> Bool {
         let (accepted, waiter, handed): (Bool, CheckedContinuation<Item?, Never>?, Item?) = state.withLock { s in
             if s.closed || s.overflowed { return (false, nil, nil) }
-            if let sink = s.sink, s.waiter != nil, s.head == s.items.count {
+            if s.waiting, s.head == s.items.count, let sink = s.sink {
                 switch sink(item, shared) {
                 case .taken: return (true, nil, nil)
                 case .cutOff:
