@@ -91,9 +91,10 @@ extension Painter {
     /// once into a device-sized image and reduced to ½ and ¼ size by 2×2 averages (a
     /// `BlurredLayer`, kept while the layer's content and placement stay the same: seed 003's
     /// retained screen is the same for a whole launch). A frame takes the reduction its σ
-    /// allows (`Blur.plan`), applies the opacity there, blurs it by what is left of σ after
-    /// the reduction's own softening, and scales it up with bilinear filtering onto the frame.
-    /// Only the small image is blurred per frame, and the same σ and opacity reuse it.
+    /// allows (`Blur.plan`), blurs it by what is left of σ after the reduction's own
+    /// softening, and scales it up with bilinear filtering onto the frame, with the opacity.
+    /// Only the small image is blurred, and only when the kernel changes (`Blur.kernel`: box
+    /// widths and tap weights are whole numbers, so neighbouring σ share one).
     func drawBlurred(_ layer: SceneLayer, _ p: LayerPresentation) {
         let parent = matrix
         let m = parent.concat(.geometry(p))
