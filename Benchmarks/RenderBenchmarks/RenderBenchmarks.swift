@@ -17,19 +17,39 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput],
         scalingFactor: .one,
-        // BENCH_QUICK=1 (make bench's smoke run): a fraction of a second each.
-        maxDuration: getenv("BENCH_QUICK") != nil ? .milliseconds(300) : .seconds(3),
-        maxIterations: 100_000
+        // BENCH_QUICK=1 (make bench's smoke run): a fraction of a second each. BENCH_ITERATIONS=N:
+        // exactly N frames each, whatever they take (for `perf stat` on a loaded machine: the
+        // difference between two counts is the instructions and CPU time of the frames alone).
+        maxDuration: fixedIterations != nil
+            ? .seconds(3600) : getenv("BENCH_QUICK") != nil ? .milliseconds(300) : .seconds(3),
+        maxIterations: fixedIterations ?? 100_000
     )
     for name in ["yula-mask-reveal", "yula-appear", "panel-blur"] {
         for mode in Player.Mode.allCases {
-            let player = Player(transition: name, mode: mode)
+            // Made on the first (warm-up) run: `--filter` builds only the players it runs.
+            let player = Lazy { Player(transition: name, mode: mode) }
             Benchmark("render 1920x1080 \(name) \(mode.rawValue)") { benchmark in
+                let player = player.value
                 for _ in benchmark.scaledIterations { blackHole(player.step()) }
             }
         }
     }
 }
+
+final class Lazy<T>: @unchecked Sendable {
+    let make: () -> T
+    var made: T?
+    init(_ make: @escaping () -> T) { self.make = make }
+    var value: T {
+        if let made { return made }
+        let value = make()
+        made = value
+        return value
+    }
+}
+
+/// BENCH_ITERATIONS, when set.
+let fixedIterations = getenv("BENCH_ITERATIONS").flatMap { Int(String(cString: $0)) }
 
 /// A transition played frame after frame into one frame buffer. Built (and its caches warmed
 /// by one pass, as a live overlay's would be) outside the measurement.

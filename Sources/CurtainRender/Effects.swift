@@ -91,9 +91,10 @@ extension Painter {
     /// once into a device-sized image and reduced to ½ and ¼ size by 2×2 averages (a
     /// `BlurredLayer`, kept while the layer's content and placement stay the same: seed 003's
     /// retained screen is the same for a whole launch). A frame takes the reduction its σ
-    /// allows (`Blur.plan`), applies the opacity there, blurs it by what is left of σ after
-    /// the reduction's own softening, and scales it up with bilinear filtering onto the frame.
-    /// Only the small image is blurred per frame, and the same σ and opacity reuse it.
+    /// allows (`Blur.plan`), blurs it by what is left of σ after the reduction's own
+    /// softening, and scales it up with bilinear filtering onto the frame, with the opacity.
+    /// Only the small image is blurred, and only when the kernel changes (`Blur.kernel`: box
+    /// widths and tap weights are whole numbers, so neighbouring σ share one).
     func drawBlurred(_ layer: SceneLayer, _ p: LayerPresentation) {
         let parent = matrix
         let m = parent.concat(.geometry(p))
@@ -124,7 +125,7 @@ extension Painter {
                 painter.drawBody(layer, flat)
             }
         if made == nil { cache?.keep(blurred, for: layer.id) }
-        let (factor, surface) = blurred.frame(sigma: sigma, opacity: p.opacity)
+        let (factor, surface) = blurred.frame(sigma: sigma)
         cairo_save(cr)
         defer { cairo_restore(cr) }
         cairo_identity_matrix(cr)
@@ -134,8 +135,9 @@ extension Painter {
         // frame's border, as the blur clamps there.
         cairo_pattern_set_filter(cairo_get_source(cr), factor == 1 ? CAIRO_FILTER_NEAREST : CAIRO_FILTER_BILINEAR)
         cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
-        // The sharp level is the kept image itself: its opacity applies here.
-        if factor == 1, p.opacity < 1 { cairo_paint_with_alpha(cr, p.opacity) } else { cairo_paint(cr) }
+        // The opacity applies here (pixman's bilinear paths take a constant mask), so a frame
+        // that changes only the opacity reuses the blurred image.
+        if p.opacity < 1 { cairo_paint_with_alpha(cr, p.opacity) } else { cairo_paint(cr) }
     }
 
     /// A layer with a y rotation: drawn flat (scaled, unrotated) into an image, then mapped onto
@@ -261,8 +263,24 @@ enum Blur {
         return (0..<count).map { $0 < m ? lower : upper }
     }
 
+    /// What a blur of σ applies: the pixels depend on this alone (3-tap passes' count and
+    /// side weight in 1/256ths, or the box widths), so frames whose σ differ but give the same
+    /// kernel share one blurred image (BlurredLayer). Empty: nothing to blur.
+    static func kernel(sigma: Double) -> [Int] {
+        if sigma > 0, let passes = tapPasses(variance: sigma * sigma) {
+            let side = Int((sigma * sigma / 2 / Double(passes) * 256).rounded())
+            return side > 0 ? [-passes, side] : []
+        }
+        return boxes(sigma: sigma).filter { $0 > 1 }
+    }
+
     static func gaussian(_ surface: OpaquePointer, sigma: Double) {
-        let widths = boxes(sigma: sigma).filter { $0 > 1 }
+        let kernel = kernel(sigma: sigma)
+        if kernel.count == 2, kernel[0] < 0 {
+            threeTap(surface, side: UInt32(kernel[1]), passes: -kernel[0])
+            return
+        }
+        let widths = kernel
         guard !widths.isEmpty else { return }
         cairo_surface_flush(surface)
         let w = Int(cairo_image_surface_get_width(surface))
@@ -282,6 +300,67 @@ enum Blur {
             let r = width / 2
             for y in 0..<h { box(pixels + y * stride, step: 1, count: w, radius: r, scratch) }
             boxColumns(pixels, stride: stride, width: w, height: h, radius: r, copy, sums)
+        }
+        cairo_surface_mark_dirty(surface)
+    }
+
+    /// Largest variance (pixels²) blurred by 3-tap passes instead of the three boxes: up to
+    /// here the boxes would be 1 or 3 pixels wide (σ quantised coarsely), and a 3-tap pass
+    /// costs a third of a box pass (no running sums, two lanes per multiplication).
+    static let tapVariance = 2.0
+    /// Variance one 3-tap pass adds at most: [¼ ½ ¼] (binomial, bell-shaped).
+    static let tapPassVariance = 0.5
+
+    /// How many 3-tap passes blur by `variance` (nil: the boxes do).
+    static func tapPasses(variance: Double) -> Int? {
+        guard variance.isFinite, variance > 0, variance <= tapVariance else { return nil }
+        return Int((variance / tapPassVariance).rounded(.up))
+    }
+
+    /// `passes` separable passes of the kernel [w, 1 − 2w, w] (w = `side` / 256: variance / 2 /
+    /// passes for a variance) in each direction: variances add up to `variance`. Edges clamp, like the boxes.
+    /// Two premultiplied channels per 32-bit multiplication (0x00RR00BB, 0x00AA00GG): each
+    /// lane stays below 2^16 (255 × 256 + 128).
+    static func threeTap(_ surface: OpaquePointer, side: UInt32, passes: Int) {
+        guard side > 0, side < 128 else { return }
+        let centre = 256 - 2 * side
+        cairo_surface_flush(surface)
+        let w = Int(cairo_image_surface_get_width(surface))
+        let h = Int(cairo_image_surface_get_height(surface))
+        let stride = Int(cairo_image_surface_get_stride(surface)) / 4
+        guard w > 0, h > 0, let raw = cairo_image_surface_get_data(surface) else { return }
+        let pixels = UnsafeMutableRawPointer(raw).bindMemory(to: UInt32.self, capacity: stride * h)
+        let rows = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * w)
+        defer { rows.deallocate() }
+        @inline(__always) func mix(_ a: UInt32, _ b: UInt32, _ c: UInt32) -> UInt32 {
+            let m: UInt32 = 0x00FF_00FF
+            let lo = ((a & m) &* side &+ (b & m) &* centre &+ (c & m) &* side &+ 0x0080_0080) >> 8
+            let hi = (((a >> 8) & m) &* side &+ ((b >> 8) & m) &* centre &+ ((c >> 8) & m) &* side &+ 0x0080_0080)
+            return (lo & m) | (hi & ~m)
+        }
+        for _ in 0..<passes {
+            for y in 0..<h {
+                let line = pixels + y * stride
+                var before = line[0]
+                var here = line[0]
+                for x in 0..<w {
+                    let after = line[min(x + 1, w - 1)]
+                    line[x] = mix(before, here, after)
+                    before = here
+                    here = after
+                }
+            }
+            // Columns, row after row (memory order): the previous row's original pixels kept.
+            var above = rows
+            var current = rows + w
+            above.update(from: pixels, count: w)
+            for y in 0..<h {
+                let line = pixels + y * stride
+                current.update(from: line, count: w)
+                let below = pixels + min(y + 1, h - 1) * stride
+                for x in 0..<w { line[x] = mix(above[x], current[x], below[x]) }
+                swap(&above, &current)
+            }
         }
         cairo_surface_mark_dirty(surface)
     }
@@ -384,9 +463,10 @@ extension Blur {
     static let smallestSigma = 0.5
     /// Reductions of a blurred layer's pixels, each half the previous (1 is the image itself).
     static let factors = [1, 2, 4]
-    /// The smallest σ, in device pixels, blurred from the ¼ image: below it the 1-pixel boxes
-    /// at that size would quantise σ coarsely (in steps of 4 device pixels of box width).
-    static let quarterFrom = 4.0
+    /// The smallest σ, in device pixels, blurred from the ¼ image: just above its own
+    /// softening (`inherentSigma(4)`, 1.98). What is left to blur there is small, and 3-tap
+    /// passes (`threeTap`) blur small variances exactly, where boxes 1 or 3 pixels wide could not.
+    static let quarterFrom = 2.0
 
     /// The softening of a reduction by `factor` and its bilinear enlargement, as a standard
     /// deviation in device pixels: the reduction averages factor × factor pixels (variance
@@ -443,8 +523,8 @@ final class BlurredLayer {
     /// Reductions by `Blur.factors`, made on first use (index 0 is the device-sized image).
     private var levels: [OpaquePointer?]
     private let retained: Image?
-    /// The last frame's blurred image: its σ and opacity, the reduction's factor and surface.
-    private var last: (sigma: Double, opacity: Double, factor: Int, surface: OpaquePointer)?
+    /// The last frame's blurred image: its kernel (`Blur.kernel`), the reduction's factor and surface.
+    private var last: (kernel: [Int], factor: Int, surface: OpaquePointer)?
 
     /// Draws the layer with `draw` into a device-sized transparent image.
     init(key: Key, retaining screen: Image?, draw: (OpaquePointer) -> Void) {
@@ -460,7 +540,7 @@ final class BlurredLayer {
 
     deinit {
         for case let level? in levels { cairo_surface_destroy(level) }
-        if let last, last.factor != 1 { cairo_surface_destroy(last.surface) }
+        if let last { cairo_surface_destroy(last.surface) }
     }
 
     /// Bytes of pixels held at most: the image, its reductions, and a blurred copy of one of
@@ -486,15 +566,16 @@ final class BlurredLayer {
         return surface
     }
 
-    /// The image to draw for a frame with blur `sigma` (device pixels) and `opacity`, and the
-    /// factor to enlarge it by. With factor 1 it is the sharp image (opacity not applied);
-    /// otherwise the reduction, times the opacity (blurring and scaling by opacity commute),
-    /// blurred.
-    func frame(sigma: Double, opacity: Double) -> (factor: Int, surface: OpaquePointer) {
+    /// The image to draw for a frame with blur `sigma` (device pixels), and the factor to
+    /// enlarge it by: the sharp image (factor 1), or the reduction blurred. The opacity is the
+    /// caller's (applied as it composites).
+    func frame(sigma: Double) -> (factor: Int, surface: OpaquePointer) {
         let plan = Blur.plan(sigma: sigma)
         let factor = Blur.factors[plan.level]
         if factor == 1 { return (1, level(0)) }
-        if let last, last.factor == factor, last.sigma == sigma, last.opacity == opacity {
+        let kernel = Blur.kernel(sigma: plan.sigma)
+        if kernel.isEmpty { return (factor, level(plan.level)) }
+        if let last, last.factor == factor, last.kernel == kernel {
             return (factor, last.surface)
         }
         let small = level(plan.level)
@@ -505,11 +586,12 @@ final class BlurredLayer {
         )!
         let cr = cairo_create(surface)!
         cairo_set_source_surface(cr, small, 0, 0)
-        cairo_paint_with_alpha(cr, opacity)
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+        cairo_paint(cr)
         cairo_destroy(cr)
         Blur.gaussian(surface, sigma: plan.sigma)
-        if let last, last.factor != 1 { cairo_surface_destroy(last.surface) }
-        last = (sigma, opacity, factor, surface)
+        if let last { cairo_surface_destroy(last.surface) }
+        last = (kernel, factor, surface)
         return (factor, surface)
     }
 }

@@ -146,10 +146,25 @@ struct Painter {
         cairo_clip_extents(cr, &x0, &y0, &x1, &y1)
         let drawn = matrix.map(Box(minX: x0, minY: y0, maxX: x1, maxY: y1))
         let m = matrix
+        let masked =
+            layer.mask.flatMap { index.byID[$0.layer] }.map { !LayerPresentation($0, values: values).hidden } ?? false
+        let above = layer.sublayers.contains {
+            !index.maskIDs.contains($0.id) && LayerPresentation($0, values: values).isVisible
+        }
         if !(p.cornerRadius == 0 && m.b == 0 && m.c == 0 && frame.minX <= drawn.minX && frame.minY <= drawn.minY
             && frame.maxX >= drawn.maxX && frame.maxY >= drawn.maxY)
         {
             roundedRect(cr, p.bounds, p.cornerRadius)
+            if !masked, !above {
+                // Nothing else to draw in the frame: clear it as a filled path (cairo's span
+                // compositor), not through a clip, which cairo composites through a clip mask
+                // the size of the frame (seed 003's panel with its rounded corners).
+                cairo_set_operator(cr, CAIRO_OPERATOR_DEST_OUT)
+                cairo_set_source_rgba(cr, 0, 0, 0, p.opacity)
+                cairo_fill(cr)
+                cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
+                return
+            }
             cairo_clip(cr)
         }
         var mask: OpaquePointer? = nil
@@ -180,11 +195,7 @@ struct Painter {
             cairo_paint_with_alpha(cr, p.opacity)
         }
         cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
-        guard
-            layer.sublayers.contains(where: {
-                !index.maskIDs.contains($0.id) && LayerPresentation($0, values: values).isVisible
-            })
-        else { return }
+        guard above else { return }
         cairo_push_group(cr)
         for sub in layer.sublayers { draw(sub) }
         cairo_pop_group_to_source(cr)

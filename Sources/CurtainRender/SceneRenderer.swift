@@ -246,6 +246,20 @@ public final class SceneRenderer {
                 break
             }
         }
+        // A destination cleared opaquely over whole pixels (seed 003's panel) hides what is
+        // below it there: those layers are drawn around it (a clip of pixel-aligned boxes, which
+        // cairo keeps as a region), not drawn and then cleared.
+        let first = cover ?? 0
+        let hole = Self.clearedInterior(scene.layers, from: first, values: values, index: index)
+            .flatMap { found in found.rect.intersection(damage).map { ($0, found.layer) } }
+        if let (rect, _) = hole {
+            cairo_save(cr)
+            cairo_rectangle(cr, Double(damage.x), Double(damage.y), Double(damage.width), Double(damage.height))
+            cairo_rectangle(cr, Double(rect.x), Double(rect.y), Double(rect.width), Double(rect.height))
+            cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
+            cairo_clip(cr)
+            cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
+        }
         if cover == nil {
             cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR)
             cairo_paint(cr)
@@ -262,8 +276,42 @@ public final class SceneRenderer {
             screen: screen,
             previousScreen: previousScreen
         )
-        for layer in scene.layers[(cover ?? 0)...] { painter.draw(layer) }
+        for (i, layer) in scene.layers.enumerated().dropFirst(first) {
+            if let (_, below) = hole, i == below { cairo_restore(cr) }
+            painter.draw(layer)
+        }
         return damage
+    }
+
+    /// The first top-level destination at or after `first` that clears whole pixels opaquely
+    /// (opacity 1, no mask showing, no effects, not turned), and the pixels it clears: its
+    /// device frame shrunk to whole pixels and, with rounded corners, to the rows between them.
+    static func clearedInterior(
+        _ layers: [SceneLayer],
+        from first: Int,
+        values: [String: Value],
+        index: SceneIndex
+    ) -> (rect: PixelRect, layer: Int)? {
+        for (i, layer) in layers.enumerated().dropFirst(first) where layer.role == .destination {
+            let p = LayerPresentation(layer, values: values)
+            guard p.isVisible, p.opacity >= 1, !Painter.needsEffects(layer, p) else { return nil }
+            if let ref = layer.mask, let maskLayer = index.byID[ref.layer],
+                !LayerPresentation(maskLayer, values: values).hidden
+            {
+                return nil
+            }
+            let m = Affine.geometry(p)
+            guard m.b == 0, m.c == 0 else { return nil }
+            let box = m.map(p.bounds)
+            let radius = min(p.cornerRadius, p.bounds.width / 2, p.bounds.height / 2) * abs(m.d)
+            let x0 = box.minX.rounded(.up)
+            let x1 = box.maxX.rounded(.down)
+            let y0 = (box.minY + radius).rounded(.up)
+            let y1 = (box.maxY - radius).rounded(.down)
+            guard [x0, x1, y0, y1].allSatisfy({ abs($0) < 1e9 }), x1 > x0, y1 > y0 else { return nil }
+            return (PixelRect(x: Int(x0), y: Int(y0), width: Int(x1 - x0), height: Int(y1 - y0)), i)
+        }
+        return nil
     }
 }
 

@@ -1,0 +1,125 @@
+import CCairo
+import CurtainCore
+import Testing
+
+@testable import CurtainRender
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension RenderSuites {  // run one test at a time: RenderSuites.swift (left unindented)
+    /// What makes a 1080p frame fit in 4 ms (BENCHMARKS.md, "Rendering a frame"): the small
+    /// blurs by 3-tap passes, the blurred image kept per σ (opacity applied as it composites),
+    /// the layers under an opaquely cleared destination drawn around it.
+    @Suite struct FrameCostTests {
+        /// A single opaque white pixel in a black image, blurred: the variance of the spread
+        /// (per axis) is the one asked for, by 3-tap passes at and below `Blur.tapVariance`, by
+        /// boxes above it.
+        @Test(arguments: [0.05, 0.3, Blur.tapPassVariance, 0.77, Blur.tapVariance, Blur.tapVariance.nextUp, 6.0])
+        func blurSpreadsByTheVarianceAskedFor(variance: Double) throws {
+            let size = 41
+            let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(size), Int32(size))!
+            defer { cairo_surface_destroy(surface) }
+            let cr = cairo_create(surface)!
+            cairo_set_source_rgb(cr, 1, 1, 1)
+            cairo_rectangle(cr, Double(size / 2), Double(size / 2), 1, 1)
+            cairo_fill(cr)
+            cairo_destroy(cr)
+            #expect((Blur.tapPasses(variance: variance) != nil) == (variance <= Blur.tapVariance))
+            Blur.gaussian(surface, sigma: variance.squareRoot())
+            let data = UnsafeMutableRawPointer(cairo_image_surface_get_data(surface)!)
+            let stride = Int(cairo_image_surface_get_stride(surface)) / 4
+            let pixels = data.bindMemory(to: UInt32.self, capacity: stride * size)
+            var total = 0.0
+            var moment = 0.0
+            for y in 0..<size {
+                for x in 0..<size {
+                    let green = Double((pixels[y * stride + x] >> 8) & 0xFF)
+                    total += green
+                    moment += green * Double((x - size / 2) * (x - size / 2))
+                }
+            }
+            let measured = moment / total
+            // Weights in 1/256ths and 8-bit rounding; the three boxes approximate σ² within 8 %.
+            #expect(abs(measured - variance) < max(0.04, variance * 0.08), "variance \(variance): \(measured)")
+        }
+
+        /// The kept blurred image depends on the kernel σ gives alone (box widths or 3-tap
+        /// weights: the opacity applies as it composites): the same kernel reuses it, another
+        /// kernel makes a new one.
+        @Test func blurredImageIsKeptPerSigma() throws {
+            let key = BlurredLayer.Key(
+                presentations: [],
+                matrix: Affine(),
+                screen: nil,
+                textVariant: 0,
+                width: 64,
+                height: 48
+            )
+            let layer = BlurredLayer(key: key, retaining: nil) { cr in
+                cairo_set_source_rgb(cr, 1, 0.5, 0)
+                cairo_rectangle(cr, 10, 10, 20, 20)
+                cairo_fill(cr)
+            }
+            let a = layer.frame(sigma: 6)
+            let b = layer.frame(sigma: 6)
+            #expect(a.factor == 4 && a.surface == b.surface)
+            let c = layer.frame(sigma: 7)
+            #expect(Blur.kernel(sigma: Blur.plan(sigma: 7).sigma) != Blur.kernel(sigma: Blur.plan(sigma: 6).sigma))
+            #expect(c.surface != a.surface)
+            // σ 10 and 10.05 give the same three boxes at ¼ size: the same pixels, kept.
+            #expect(Blur.kernel(sigma: Blur.plan(sigma: 10).sigma) == Blur.kernel(sigma: Blur.plan(sigma: 10.05).sigma))
+            let e = layer.frame(sigma: 10)
+            #expect(layer.frame(sigma: 10.05).surface == e.surface)
+            #expect(layer.frame(sigma: 6).surface != e.surface)
+            // σ below the reduction's own softening: the reduction itself, not blurred.
+            let d = layer.frame(sigma: Blur.inherentSigma(2))
+            #expect(d.factor == 2 && d.surface == layer.level(1))
+        }
+
+        /// A panel (a destination with rounded corners, opacity 1) clears whole pixels inside
+        /// its frame: the rows between its corners, rounded inwards. Not with a mask showing,
+        /// below opacity 1, or turned.
+        @Test func clearedInteriorOfARoundedPanel() throws {
+            let path = "/tmp/curtain-panel-\(getpid()).scene.json"
+            defer { unlink(path) }
+            let json = """
+                {"name": "panel", "layers": [
+                  {"id": "ground", "bounds": [0, 0, 100, 100], "position": [50, 50], "backgroundColor": "#ffffff"},
+                  {"id": "panel", "role": "destination", "bounds": [0, 0, 80, 60], "position": [50.5, 60.25],
+                   "cornerRadius": 10, "mask": {"layer": "hole"}},
+                  {"id": "hole", "bounds": [0, 0, 10, 10], "position": [5, 5], "backgroundColor": "#000000"}
+                ]}
+                """
+            let file = fopen(path, "w")!
+            fputs(json, file)
+            fclose(file)
+            let renderer = try SceneRenderer(sceneFile: path)
+            let (scene, index) = try renderer.resolve(width: 100, height: 100)
+            func interior(_ values: [String: Value]) -> PixelRect? {
+                SceneRenderer.clearedInterior(scene.layers, from: 0, values: values, index: index)?.rect
+            }
+            // Frame 10.5…90.5 × 30.25…90.25; corners 10 high.
+            let shown: [String: Value] = ["hole.hidden": .scalar(1)]
+            #expect(interior(shown) == PixelRect(x: 11, y: 41, width: 79, height: 39))
+            #expect(interior([:]) == nil)  // its mask shows
+            #expect(interior(shown.merging(["panel.opacity": .scalar(0.99)]) { $1 }) == nil)
+            #expect(interior(shown.merging(["panel.rotation": .scalar(0.1)]) { $1 }) == nil)
+            #expect(SceneRenderer.clearedInterior(scene.layers, from: 2, values: shown, index: index) == nil)
+
+            // Drawn incrementally (the ground kept from the last frame outside the panel), the
+            // frame is an uncached full render's, as the panel moves.
+            let reference = try SceneRenderer(sceneFile: path, cacheBytes: 0)
+            let kept = try renderer.makeFrame(width: 100, height: 100)
+            var previous: [String: Value]? = nil
+            for y in [60.25, 55.5, 40.0, 75.75] {
+                let values = shown.merging(["panel.position": .point(x: 50.5, y: y)]) { $1 }
+                try renderer.render(values: values, into: kept, previous: previous)
+                previous = values
+                let full = try reference.render(values: values, width: 100, height: 100)
+                #expect(kept.pixels == full.pixels, "panel at y \(y)")
+            }
+        }
+    }
+}
