@@ -250,15 +250,19 @@ public final class SceneRenderer {
         // below it there: those layers are drawn around it (a clip of pixel-aligned boxes, which
         // cairo keeps as a region), not drawn and then cleared.
         let first = cover ?? 0
-        let hole = Self.clearedInterior(scene.layers, from: first, values: values, index: index)
+        let hole = Self.clearedInterior(scene.layers, from: first, values: values, index: index, device: device)
             .flatMap { found in found.rect.intersection(damage).map { ($0, found.layer) } }
         if let (rect, _) = hole {
             cairo_save(cr)
+            // The boxes are in device pixels: drawn without the output's scale, so they stay
+            // pixel-aligned at any scale (cairo keeps the clip as a region).
+            cairo_identity_matrix(cr)
             cairo_rectangle(cr, Double(damage.x), Double(damage.y), Double(damage.width), Double(damage.height))
             cairo_rectangle(cr, Double(rect.x), Double(rect.y), Double(rect.width), Double(rect.height))
             cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
             cairo_clip(cr)
             cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
+            if scale != 1 { cairo_scale(cr, Double(scale), Double(scale)) }
         }
         if cover == nil {
             cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR)
@@ -285,12 +289,13 @@ public final class SceneRenderer {
 
     /// The first top-level destination at or after `first` that clears whole pixels opaquely
     /// (opacity 1, no mask showing, no effects, not turned), and the pixels it clears: its
-    /// device frame shrunk to whole pixels and, with rounded corners, to the rows between them.
+    /// device frame (`device`: the output's scale) shrunk to whole pixels and, with rounded corners, to the rows between them.
     static func clearedInterior(
         _ layers: [SceneLayer],
         from first: Int,
         values: [String: Value],
-        index: SceneIndex
+        index: SceneIndex,
+        device: Affine = Affine()
     ) -> (rect: PixelRect, layer: Int)? {
         for (i, layer) in layers.enumerated().dropFirst(first) where layer.role == .destination {
             let p = LayerPresentation(layer, values: values)
@@ -300,7 +305,7 @@ public final class SceneRenderer {
             {
                 return nil
             }
-            let m = Affine.geometry(p)
+            let m = device.concat(.geometry(p))
             guard m.b == 0, m.c == 0 else { return nil }
             let box = m.map(p.bounds)
             let radius = min(p.cornerRadius, p.bounds.width / 2, p.bounds.height / 2) * abs(m.d)

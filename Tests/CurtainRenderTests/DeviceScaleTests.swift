@@ -89,6 +89,36 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
             }
         }
 
+        /// Seed 003's panel at scale 2: the layers under the opaque panel are drawn around its
+        /// interior, a box in device pixels; every 5 Hz frame drawn incrementally matches a full
+        /// uncached render. The interior computed in points (half the size, in the wrong place)
+        /// leaves the backdrop undrawn where the panel is not.
+        @Test func panelInteriorAtScale2MatchesAFullUncachedRender() throws {
+            let (width, height) = (120, 214)
+            let path = "\(SeedRenderTests.scenes)/panel-blur/panel-blur.scene.json"
+            let reference = try SceneRenderer(sceneFile: path, cacheBytes: 0)
+            let renderer = try SceneRenderer(sceneFile: path)
+            let timeline = try Timeline(document: Presets.document(named: "panel-blur")!)
+            let screen = IncrementalRenderTests.halves(width * 2, height * 2)
+            let kept = try renderer.makeFrame(width: width * 2, height: height * 2)
+            var previous: [String: Value]? = nil
+            let count = Int((timeline.duration * 5).rounded(.up)) + 1
+            for i in 0..<count {
+                let values = timeline.keyedValues(timeline.evaluate(at: min(Double(i) / 5, timeline.duration)))
+                try renderer.render(values: values, into: kept, previous: previous, scale: 2, previousScreen: screen)
+                previous = values
+                let full = try reference.render(
+                    values: values,
+                    width: width,
+                    height: height,
+                    scale: 2,
+                    previousScreen: screen
+                )
+                let d = IncrementalRenderTests().difference(kept, full)
+                #expect(d.beyond <= YulaRenderTests.edgeAllowance / 4, "frame \(i): \(d.beyond) pixels beyond ±2")
+            }
+        }
+
         /// The layout is in points: mid-reveal, the logo-shaped hole is twice as wide in pixels at
         /// scale 2 as at scale 1 and in the same place (its columns doubled), not the scene laid
         /// out anew for a screen twice the size.
