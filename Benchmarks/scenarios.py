@@ -10,7 +10,7 @@ Usage: scenarios.py BUILD_DIR STATIC_BUILD_DIR RESULTS_DIR [frames|launch|hostil
 Environment: BENCH_QUICK=1 shrinks every count (a smoke run); BENCH_STALL_SECONDS (60);
 BENCH_SOAK_SECONDS (600): the soak's length.
 """
-import json, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+import collections, json, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "DaemonTests"))
 from hostile_burst import hostile_burst  # what the adversarial tests send, in bulk
@@ -229,6 +229,17 @@ def open_fds(pid):
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+def fd_kinds(pid):
+    """What the daemon's descriptors are, by kind ("socket", "anon_inode:[eventfd]", a path)."""
+    kinds = collections.Counter()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            kinds[re.sub(r":\[\d+\]$", "", os.readlink(f"/proc/{pid}/fd/{fd}"))] += 1
+        except OSError:
+            pass  # closed meanwhile
+    return kinds
+
+
 def soak(build, load_bin, seconds=None, observers=1000, interval_ms=100):
     """8. Soak (issue 18): 1000 observers of every frame and state event, a launch every
     100 ms (transitions of 30 ms at 120 Hz; the C ready-app) for BENCH_SOAK_SECONDS. RSS is
@@ -244,7 +255,7 @@ def soak(build, load_bin, seconds=None, observers=1000, interval_ms=100):
             # One launch first: its spawn makes swift-subprocess's monitor (an epoll, an eventfd,
             # a timerfd) and another event loop, once; "idle" is after it.
             load(build, "throughput", "--socket", daemon.socket, "--count", 1, "--app", "bench")
-            idle_fds, idle_rss = open_fds(daemon.pid), rss_kib(daemon.pid)
+            idle_fds, idle_rss, idle_kinds = open_fds(daemon.pid), rss_kib(daemon.pid), fd_kinds(daemon.pid)
             load_run = subprocess.Popen([f"{build}/curtain-load", "soak", "--socket", daemon.socket, "--observers", str(observers),
                                          "--seconds", str(seconds), "--interval", str(interval_ms), "--app", "bench"],
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -277,6 +288,8 @@ def soak(build, load_bin, seconds=None, observers=1000, interval_ms=100):
                            "rss_after_observers_left_kib": samples[-1],
                            "rss_growth_percent": round((last - start) / start * 100, 2),
                            "fds_idle": idle_fds, "fds_max": max(fds), "fds_end": open_fds(daemon.pid),
+                           # Descriptors open at the end that were not at idle, by kind.
+                           "fds_left": dict(fd_kinds(daemon.pid) - idle_kinds),
                            "rss_samples_kib": samples})
         finally:
             daemon.stop()

@@ -34,6 +34,7 @@ public enum Daemon {
     }
 
     public static func run(_ options: Options) async -> Int32 {
+        Allocator.configure()
         LoggingSystem.bootstrap { JournalLogHandler(label: $0, identifier: "curtaind") }
         var logger = Logger(label: "curtaind")
         logger.logLevel = .info
@@ -190,6 +191,7 @@ public enum Daemon {
         serverConfiguration.maximumMessageSize = daemon.maximumMessageSize
         serverConfiguration.maximumConnections = daemon.maximumConnections
         serverConfiguration.maximumConnectionsPerUID = daemon.maximumConnectionsPerUser
+        serverConfiguration.onDrained = Allocator.releaseFreeMemory
         serverConfiguration.socketMode = mode_t(daemon.socketMode)
         if let group = daemon.socketGroup {
             guard let entry = getgrnam(group) else {

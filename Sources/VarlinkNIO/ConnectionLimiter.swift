@@ -6,7 +6,13 @@ final class ConnectionLimiter: Sendable {
     private struct Counts {
         var total = 0
         var perUID: [UInt32: Int] = [:]
+        /// Most connections open at once since the count last drained.
+        var peak = 0
     }
+
+    /// A burst: this many connections open at once at least. Once the count has fallen to a
+    /// quarter of such a peak, the burst has drained (`release` says so, once).
+    static let burst = 32
 
     let maximumTotal: Int
     let maximumPerUID: Int
@@ -26,15 +32,21 @@ final class ConnectionLimiter: Sendable {
             if counts.perUID[uid, default: 0] >= maximumPerUID { return .perUID }
             counts.total += 1
             counts.perUID[uid, default: 0] += 1
+            counts.peak = max(counts.peak, counts.total)
             return nil
         }
     }
 
-    func release(uid: UInt32) {
+    /// Gives back a connection's place; true when that drained a burst (see `burst`).
+    @discardableResult
+    func release(uid: UInt32) -> Bool {
         counts.withLock { counts in
             counts.total -= 1
             let remaining = counts.perUID[uid, default: 1] - 1
             counts.perUID[uid] = remaining == 0 ? nil : remaining
+            guard counts.peak >= Self.burst, counts.total * 4 <= counts.peak else { return false }
+            counts.peak = counts.total
+            return true
         }
     }
 

@@ -51,6 +51,11 @@ public final class VarlinkServer: Sendable {
         /// too slow) stays open for the peer to take the replies queued before the error that
         /// ends it. A peer that takes nothing in this time is closed without that error.
         public var disconnectLinger: TimeAmount = .seconds(5)
+        /// Called (on an event loop) when a burst of connections has drained: at least
+        /// `burstConnections` were open at once, and the count fell to a quarter of that peak
+        /// (curtaind gives free memory back to the kernel then), `drainSettling` later. Nil:
+        /// nothing.
+        public var onDrained: (@Sendable () -> Void)? = nil
         /// Applied to a socket file the server creates.
         public var socketMode: mode_t = 0o660
         /// Group of a socket file the server creates; nil leaves the group it was created with.
@@ -102,6 +107,13 @@ public final class VarlinkServer: Sendable {
     /// Bytes of unterminated messages the connections hold now (for status lines and tests).
     public var bufferedMessageBytes: Int { budget.held }
 
+    /// How long after a burst drained `onDrained` is called: a connection's serving task
+    /// ends (and frees what it held) after its channel has closed.
+    public static let drainSettling = TimeAmount.milliseconds(500)
+
+    /// Connections open at once that make a burst (`Configuration.onDrained`).
+    public static var burstConnections: Int { ConnectionLimiter.burst }
+
     /// Open connections now (for status lines and tests).
     public var connectionCount: Int { limiter.total }
 
@@ -147,7 +159,11 @@ public final class VarlinkServer: Sendable {
                     channel.close(promise: nil)
                     return Connection(channel: nil, peer: peer)
                 }
-                channel.closeFuture.whenComplete { _ in limiter.release(uid: peer?.uid ?? UInt32.max) }
+                channel.closeFuture.whenComplete { _ in
+                    guard limiter.release(uid: peer?.uid ?? UInt32.max), let onDrained = configuration.onDrained
+                    else { return }
+                    channel.eventLoop.scheduleTask(in: VarlinkServer.drainSettling) { onDrained() }
+                }
                 try channel.syncOptions?.setOption(
                     .writeBufferWaterMark,
                     value: .init(low: configuration.outputBufferLimit / 2, high: configuration.outputBufferLimit)

@@ -1,5 +1,7 @@
 import CurtainConfig
 import CurtainCore
+import NIOCore
+import NIOPosix
 import Varlink
 
 /// io.curtain.Launcher and io.curtain.App bound to a driver: decoding, authorization,
@@ -387,15 +389,19 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
         // One watchdog per stream, not one per reply (a task per frame per observer was the
         // largest cost at 1000 observers): it checks how long the reply in flight has taken.
         let inFlight = SendTimer()
-        let watchdog = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(grace / 4))  // the check interval
-                // A reply in flight from the stream, or one waiting on the socket it gave its sink.
-                if inFlight.sending(longerThan: grace) || stalled() {
-                    await request.disconnect(LauncherErrors.observerTooSlow(grace))
-                    return
-                }
-            }
+        // An event loop's repeated timer, not a task in Task.sleep: cancelling a Task.sleep
+        // leaves its timer (≈ 850 bytes) queued until the deadline, grace / 4 later — one per
+        // Launch call with more, so a launch every 100 ms held ≈ 1 MiB per 150 s of grace
+        // (issue 18's soak). NIO takes a cancelled timer out of its queue at once.
+        let interval = TimeAmount.nanoseconds(Int64(grace / 4 * 1e9))  // the check interval
+        let watchdog = MultiThreadedEventLoopGroup.singleton.any().scheduleRepeatedTask(
+            initialDelay: interval,
+            delay: interval
+        ) { task in
+            // A reply in flight from the stream, or one waiting on the socket it gave its sink.
+            guard inFlight.sending(longerThan: grace) || stalled() else { return }
+            task.cancel()
+            Task { await request.disconnect(LauncherErrors.observerTooSlow(grace)) }
         }
         defer { watchdog.cancel() }
         // Cancelled when the observer hangs up: its mailbox closes and it is removed.
