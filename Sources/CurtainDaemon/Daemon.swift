@@ -27,9 +27,17 @@ public enum Daemon {
     public struct Options: Sendable {
         public var configPath: String?
         public var socketPath: String?
-        public init(configPath: String? = nil, socketPath: String? = nil) {
+        /// Called with true once serving and whenever no launch is in flight any more, with false
+        /// when one starts (curtaind releases its idle code pages with it: Sources/curtaind).
+        public var onIdle: (@Sendable (Bool) -> Void)?
+        public init(
+            configPath: String? = nil,
+            socketPath: String? = nil,
+            onIdle: (@Sendable (Bool) -> Void)? = nil
+        ) {
             self.configPath = configPath
             self.socketPath = socketPath
+            self.onIdle = onIdle
         }
     }
 
@@ -127,6 +135,7 @@ public enum Daemon {
         }
         await supervisor.offerUnattributed { [units] in await units.claim($0) }
         let origin = Mutex<Int64?>(nil)
+        let busy = Atomic<Bool>(false)
         let driver = LaunchDriver(
             settings: configuration.daemon.launchSettings,
             fps: configuration.daemon.frameRate ?? configuration.display.refreshRate,
@@ -134,7 +143,12 @@ public enum Daemon {
             broadcaster: broadcaster,
             supervisor: AppBackends(processes: supervisor, units: units),
             logger: logger,
-            onStatus: { notifier.status($0) },
+            onStatus: { [onIdle = options.onIdle] in
+                notifier.status($0)
+                // Only changes: the driver's first "idle" is not one (ready says it).
+                let idle = $0 == LaunchStatus.idle
+                if busy.exchange(!idle, ordering: .relaxed) == idle { onIdle?(idle) }
+            },
             firstID: runtime.current.lastLaunchID + 1,
             interrupted: interrupted,
             onLaunches: { inFlight, lastID in
@@ -215,7 +229,8 @@ public enum Daemon {
             driver: DriverService(driver: driver),
             server: ServerService(server: server) { [notifier, logger, server] in
                 logger.log(.daemonReady, "ready", ["curtain_socket": "\(server.address)"])
-                notifier.ready(status: "idle")
+                notifier.ready(status: LaunchStatus.idle)
+                options.onIdle?(true)
             },
             supervisor: SupervisorService(supervisor: supervisor, units: units),
             watchdog: WatchdogService(

@@ -81,7 +81,7 @@ enum Curtaind {
                 socket = value
             }
         }
-        return .run(.init(configPath: config, socketPath: socket))
+        return .run(.init(configPath: config, socketPath: socket, onIdle: { IdleCode.idle($0) }))
     }
 
     static func main() async {

@@ -525,10 +525,16 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                 "\(total) launch\(total == 1 ? "" : "es"): \(current.destination.app) \(current.state.rawValue)"
                 + (queued > 0 ? ", \(queued) queued" : "")
         } else {
-            line = "idle"
+            line = LaunchStatus.idle
         }
         guard line != status else { return }
         status = line
         onStatus(line)
     }
+}
+
+/// STATUS= values the daemon recognises.
+enum LaunchStatus {
+    /// No launch in flight.
+    static let idle = "idle"
 }
