@@ -4,7 +4,8 @@
     Benchmarks/idle-rss.py [--rounds N] [--top N] NAME=PATH/TO/curtaind [NAME=PATH ...]
 
 Each binary is started alone with a minimal configuration, answers one Ping, is left idle for
-IDLE_SECONDS, and then VmRSS, the thread count and /proc/PID/smaps summed per mapped file
+IDLE_SECONDS, makes one launch (LAUNCH=0: not), is idle again, answers a Ping, is idle again for
+IDLE_SECONDS (default 4: longer than IdleCode.delay), and then VmRSS, the thread count and /proc/PID/smaps summed per mapped file
 (Rss, Private_Dirty, Shared_Clean, Private_Clean; anonymous mappings as "[anon]") are read.
 A program that is not a curtaind (a reference such as a do-nothing Swift program that waits on
 stdin) is measured the same way when given as NAME=!PATH: it is started and sampled after
@@ -97,7 +98,7 @@ def measure(path, reference):
             ping(f"{d}/curtain.sock", "io.curtain.Launcher.Launch", {"route": {"normal": "bench"}})
             time.sleep(IDLE_SECONDS)  # the launch ends (its app exits at once); idle again
             ping(f"{d}/curtain.sock")
-            time.sleep(0.2)
+            time.sleep(IDLE_SECONDS)  # idle after that call too (curtaind's IdleCode acts 3 s after)
         result = sample(process.pid)
         process.terminate()
         process.wait(timeout=30)
