@@ -4,12 +4,13 @@ import Synchronization
 import Glibc
 #endif
 
-/// Gives back the code and read-only data pages that start-up and a launch touched, once
+/// Gives back the code and read-only data pages that start-up, launches and calls touched, once
 /// curtaind is idle (issue 18: idle RSS ≤ 3× plymouthd's; BENCHMARKS.md, "curtaind's memory").
 ///
-/// Most of an idle curtaind's resident set is clean file pages it mapped while starting or
-/// launching: the Swift runtime's protocol-conformance scans read every conformance record of
-/// every image, and each fault maps 64 KiB around it (the kernel's fault-around). Those pages are
+/// Most of an idle curtaind's resident set is clean file pages it mapped while starting,
+/// launching or answering a call: that code is spread over curtaind, NIO and the Swift runtime
+/// (one Ping touches ≈ 100 places), and each fault maps 64 KiB around it (the kernel's
+/// fault-around, which `MADV_RANDOM` does not stop). Those pages are
 /// identical to the page cache, so `MADV_DONTNEED` on them only drops curtaind's mapping: the
 /// next use faults them back from the page cache (a minor fault, no IO). Only private mappings
 /// that are not writable and have no anonymous (copy-on-write) page are released: their content
