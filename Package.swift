@@ -91,7 +91,12 @@ let package = Package(
         .executableTarget(
             name: "curtaind",
             // No ArgumentParser: it imports FoundationEssentials on Linux (Sources/curtaind).
-            dependencies: ["CurtainDaemon", "CurtainConfig"]
+            dependencies: ["CurtainDaemon", "CurtainConfig"],
+            // Released, the Swift runtime is linked in: its libraries' relocated pages and
+            // fault-around are gone, and --gc-sections drops what curtaind does not use (idle
+            // RSS −0.9 MiB; BENCHMARKS.md, "curtaind's memory"). Not static as a whole:
+            // Debian ships libsystemd only shared.
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
         ),
         // A destination app for demos and tests: sd_notify stages, elements, warm starts.
         .executableTarget(
