@@ -158,10 +158,18 @@ import Glibc
             let total = 2_000  // 20 MiB if nothing held the server back
             let raw = try RawSocket(path: path)
             raw.send(#"{"method":"org.example.test.Flood","parameters":{"n":\#(total)},"more":true}"# + "\0")
-            // Give the server time to do what must not happen (send it all); there is no event
-            // for "nothing more happened", so this one wait is a sleep.
-            try await Task.sleep(for: .seconds(1))  // ok-sleep: waiting for an event that must not come
-            let sentWhileStalled = floodSent.load(ordering: .relaxed)
+            // There is no event for "nothing more happened": poll the count until it has started
+            // and then stood still for a while, bounded. An unbounded server would pass 200 long
+            // before; a loaded machine only makes the count stand still sooner.
+            var sentWhileStalled = 0
+            var still = 0
+            let deadline = ContinuousClock.now + .seconds(20)
+            while still < 5, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))  // ok-sleep: the poll interval, bounded by the deadline
+                let sent = floodSent.load(ordering: .relaxed)
+                still = sent > 0 && sent == sentWhileStalled ? still + 1 : 0
+                sentWhileStalled = sent
+            }
             #expect(sentWhileStalled > 0)
             // 64 KiB of NIO buffer plus the kernel's socket buffer (about 200 KiB) hold ~30 replies.
             #expect(sentWhileStalled < 200, "sent \(sentWhileStalled) replies to a client that read nothing")
