@@ -69,7 +69,8 @@ enum ProcessTree {
         for task in tasks {
             let fd = open("/proc/\(process)/task/\(task)/children", O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                if errno == ENOENT, access("/proc/\(process)/task/\(task)", F_OK) == 0 { return nil }  // no such file at all
+                // No such file at all (the task is there, its children file is not).
+                if errno == ENOENT, access("/proc/\(process)/task/\(task)", F_OK) == 0 { return nil }
                 continue  // the thread has ended meanwhile
             }
             defer { close(fd) }
