@@ -213,7 +213,7 @@ def scenario_table(r, timeline):
     t = r["throughput"]
     ratio = t["launches_per_second"] / t["spawn_floor_per_second"]
     row(6, f"launches per second, app ready at once ({t['count']} launches, {t['revealed']} revealed)", f"{t['launches_per_second']:.0f} /s",
-        f"`/bin/true` spawned and waited for: {t['spawn_floor_per_second']:.0f} /s", f"{ratio:.2f}", f"≥ 0.5: {verdict(ratio >= 0.5)}")
+        f"`/bin/true` spawned and waited for: {t['spawn_floor_per_second']:.0f} /s", f"{ratio:.2f}", f"≥ 0.8: {verdict(ratio >= 0.8)}")  # issue 18 raised it from 0.5
     if "soak" in r:
         row(8, *soak_row(r["soak"]))
     budget = 1e9 / 120

@@ -2,7 +2,7 @@
 """make bench, issue 9's scenarios: curtaind (release) under load from curtain-load, a separate
 process, each number next to a reference measured in the same run on this machine.
 
-Usage: scenarios.py BUILD_DIR STATIC_BUILD_DIR RESULTS_DIR [frames|launch|hostile|soak]   (scenario 4, 3, 5's bursts or 8 alone)
+Usage: scenarios.py BUILD_DIR STATIC_BUILD_DIR RESULTS_DIR [frames|launch|hostile|soak|throughput|ping]   (scenario 4, 3, 5's bursts, 8, 6 or 1 alone)
   BUILD_DIR/release holds curtaind and curtain-load; STATIC_BUILD_DIR/release a static
   curtainctl. Writes RESULTS_DIR/scenarios.json. Every load is bounded in count and time and
   stays on this machine (Unix sockets in a temporary directory).
@@ -388,6 +388,59 @@ def launch_overhead(build, load_bin):
             daemon.stop()
 
 
+def cpu_seconds(pid):
+    """User + system CPU of a process so far, from /proc/PID/stat (fields 14 and 15)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def runtime_parent():
+    """Where scenario 6 puts curtaind's runtime directory: a tmpfs, as /run is wherever curtaind
+    runs under systemd (RuntimeDirectory=). The state file (`state.json`) is rewritten several
+    times per launch; on ext4 each rename over it flushes the new file's data (auto_da_alloc),
+    a cost the device never pays. BENCH_RUNTIME_PARENT overrides it (e.g. /tmp, to compare)."""
+    parent = os.environ.get("BENCH_RUNTIME_PARENT")
+    if parent:
+        return parent
+    return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+
+
+def throughput(build):
+    """6. Throughput: launches one after another, with transitions of 10 µs; the app
+    (Benchmarks/ReadyApp, C) sends READY=1 at once and exits; /bin/true spawned as often is
+    the floor. (systemd-notify itself cannot be the app: it sends with its parent's pid,
+    which is curtaind's, so the message belongs to no app.)"""
+    with tempfile.TemporaryDirectory(prefix="curtain-bench-", dir=runtime_parent()) as d:
+        daemon = Daemon(build, d, config(d, [f"{build}/curtain-ready-app"], appear=0.00001, reveal=0.00001))
+        try:
+            cpu = cpu_seconds(daemon.pid)
+            result = load(build, "throughput", "--socket", daemon.socket, "--count", N(500, 50), "--app", "bench")
+            # The daemon's CPU per launch (user + system; the floor's spawns are curtain-load's):
+            # on a machine shared with other work, launches per second follow the scheduler,
+            # this barely does.
+            result["daemon_cpu_ms_per_launch"] = round((cpu_seconds(daemon.pid) - cpu) * 1000 / result["count"], 3)
+            log("6. throughput", result)
+            return result
+        finally:
+            daemon.stop()
+
+
+def cli_ping(build, static_build):
+    """1. `curtainctl ping` as a whole process, then `plymouth --ping` (each: hyperfine)."""
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+        daemon = Daemon(build, d, config(d, [f"{build}/curtain-load", "app"], appear=0.004, reveal=0.004))
+        try:
+            out["cli_ping_ms"] = hyperfine(f"{static_build}/curtainctl ping --socket {daemon.socket}", N(1000, 100), f"{d}/ping.json")
+            log("1. curtainctl ping", out["cli_ping_ms"])
+        finally:
+            daemon.stop()
+    with tempfile.TemporaryDirectory(prefix="curtain-bench-plymouth-") as d:
+        out["plymouth"] = plymouth_reference(d, N(1000, 100))
+        log("1. plymouth", out["plymouth"])
+    return out
+
+
 def main(build, static_build, results):
     build, static_build = os.path.abspath(build) + "/release", os.path.abspath(static_build) + "/release"
     os.makedirs(results, exist_ok=True)
@@ -413,17 +466,7 @@ def main(build, static_build, results):
 
     out["launch_us"] = launch_overhead(build, load_bin)
 
-    # 6. Throughput: launches one after another, with transitions of 10 µs; the app
-    # (Benchmarks/ReadyApp, C) sends READY=1 at once and exits; /bin/true spawned as often is
-    # the floor. (systemd-notify itself cannot be the app: it sends with its parent's pid,
-    # which is curtaind's, so the message belongs to no app.)
-    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
-        daemon = Daemon(build, d, config(d, [f"{build}/curtain-ready-app"], appear=0.00001, reveal=0.00001))
-        try:
-            out["throughput"] = load(build, "throughput", "--socket", daemon.socket, "--count", N(500, 50), "--app", "bench")
-            log("6. throughput", out["throughput"])
-        finally:
-            daemon.stop()
+    out["throughput"] = throughput(build)
 
     out["frames"], out["frames_floor"] = frame_pacing(build, load_bin)
 
@@ -501,5 +544,15 @@ if __name__ == "__main__":
         os.makedirs(sys.argv[3], exist_ok=True)
         json.dump({"launch_us": launch_overhead(build_dir, f"{build_dir}/curtain-load")},
                   open(os.path.join(sys.argv[3], "launch.json"), "w"), indent=2)
+    elif sys.argv[4:] == ["throughput"]:
+        # Scenario 6 alone (launches per second beside the /bin/true floor), e.g. after a change of the spawn path.
+        build_dir = os.path.abspath(sys.argv[1]) + "/release"
+        os.makedirs(sys.argv[3], exist_ok=True)
+        json.dump({"throughput": throughput(build_dir)}, open(os.path.join(sys.argv[3], "throughput.json"), "w"), indent=2)
+    elif sys.argv[4:] == ["ping"]:
+        # Scenario 1 alone (curtainctl ping beside plymouth --ping), e.g. after a change of curtainctl.
+        build_dir, static_dir = os.path.abspath(sys.argv[1]) + "/release", os.path.abspath(sys.argv[2]) + "/release"
+        os.makedirs(sys.argv[3], exist_ok=True)
+        json.dump(cli_ping(build_dir, static_dir), open(os.path.join(sys.argv[3], "ping.json"), "w"), indent=2)
     else:
         main(*sys.argv[1:4])

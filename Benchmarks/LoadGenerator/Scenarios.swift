@@ -137,7 +137,8 @@ struct Scenarios {
     // MARK: 6. Throughput
 
     /// Launches one after another, each to its end, with an app that is ready at once; next
-    /// to the spawn floor: `/bin/true` spawned and waited for as many times.
+    /// to the spawn floor: `/bin/true` spawned and waited for as many times (and, beside it,
+    /// in a session of its own each time, as curtaind's apps are).
     func throughput(count: Int, app: String) throws(LoadError) -> [String: JSONValue] {
         var client = try client()
         defer { client.close() }
@@ -148,7 +149,11 @@ struct Scenarios {
         let floorStarted = Time.now()
         for _ in 0..<count { try Spawn.trueAndWait() }
         let floorSeconds = Double(Time.now() - floorStarted) / 1e9
+        let sessionStarted = Time.now()
+        for _ in 0..<count { try Spawn.trueAndWait(session: true) }
+        let sessionSeconds = Double(Time.now() - sessionStarted) / 1e9
         return [
+            "spawn_floor_session_per_second": .float((Double(count) / sessionSeconds * 10).rounded() / 10),
             "count": .int(Int64(count)), "revealed": .int(Int64(revealed)),
             "launches_per_second": .float((Double(count) / launchSeconds * 10).rounded() / 10),
             "spawn_floor_per_second": .float((Double(count) / floorSeconds * 10).rounded() / 10),
@@ -326,12 +331,18 @@ enum Fifo {
 }
 
 enum Spawn {
-    /// The floor of starting an app: posix_spawn and waitpid of /bin/true.
-    static func trueAndWait() throws(LoadError) {
+    /// The floor of starting an app: posix_spawn and waitpid of /bin/true. `session`: in a
+    /// session of its own, as curtaind starts every app (with the kernel's autogroup
+    /// scheduling, each new session is a new scheduling group: a cost of its own).
+    static func trueAndWait(session: Bool = false) throws(LoadError) {
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
         defer { argv.forEach { free($0) } }
-        let status = posix_spawn(&pid, "/bin/true", nil, nil, argv, environ)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        if session { posix_spawnattr_setflags(&attributes, 0x80) }  // POSIX_SPAWN_SETSID (a GNU extension)
+        let status = posix_spawn(&pid, "/bin/true", nil, &attributes, argv, environ)
         guard status == 0 else { throw .system("posix_spawn /bin/true", status) }
         var exit: Int32 = 0
         while waitpid(pid, &exit, 0) < 0 { guard errno == EINTR else { throw .system("waitpid", errno) } }

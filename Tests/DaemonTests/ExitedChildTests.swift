@@ -46,6 +46,45 @@ import Glibc
         #expect(ProcessTree.children()?.contains(pid) == false)
     }
 
+    /// `ProcessTree.subtree`: what `exited` reads instead of every process on the machine. A
+    /// shell with a background child: both, with their parents, and nothing outside them.
+    @Test(.timeLimit(.minutes(1))) func subtreeHoldsAChildAndItsChild() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+        posix_spawn_file_actions_addclose(&actions, ends[0])
+        var shell: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [
+            strdup("/bin/sh"), strdup("-c"), strdup("sleep 30 & echo $!; wait"), nil,
+        ]
+        defer { argv.forEach { free($0) } }
+        #expect(posix_spawn(&shell, "/bin/sh", &actions, nil, argv, environ) == 0)
+        close(ends[1])
+        // The grandchild's pid, once the shell has started it (a blocking read, no polling).
+        var bytes = [UInt8](repeating: 0, count: 32)
+        let count = read(ends[0], &bytes, bytes.count)
+        close(ends[0])
+        let sleeper = try #require(
+            pid_t(String(decoding: bytes[0..<max(count, 0)], as: UTF8.self).trimmingWhitespace())
+        )
+        defer {
+            kill(sleeper, SIGKILL)
+            kill(shell, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(shell, &status, 0)
+        }
+
+        let table = try #require(ProcessTree.subtree(of: [shell]))
+        #expect(Set(table.keys) == [shell, sleeper])
+        #expect(table[shell]?.parent == getpid())
+        #expect(table[sleeper]?.parent == shell)
+        #expect(table[shell]?.startTime == ProcessTree.entry(shell)?.startTime)
+        #expect(ProcessTree.subtree(of: [])?.isEmpty == true)
+    }
+
     /// An app that exits leaving a helper in a session of its own: the helper (now curtaind's
     /// child) is stopped with the app's exit, the skipped scan notwithstanding.
     @Test(.timeLimit(.minutes(1))) func whatAnExitedAppLeftIsStopped() async throws {

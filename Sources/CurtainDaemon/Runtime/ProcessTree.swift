@@ -55,13 +55,22 @@ enum ProcessTree {
     /// files, where `snapshot` reads one per process on the machine (on a loaded machine that
     /// scan took tens of milliseconds). Nil when they cannot be read (a kernel without
     /// CONFIG_PROC_CHILDREN): then only `snapshot` can tell.
-    static func children() -> Set<pid_t>? {
-        guard let tasks = POSIX.directoryEntries("/proc/self/task") else { return nil }
+    static func children() -> Set<pid_t>? { children(of: "self") }
+
+    /// `pid`'s children (of every thread of it): as `children()`, for another process (an
+    /// empty set when it is gone).
+    static func children(of pid: pid_t) -> Set<pid_t>? { children(of: String(pid)) }
+
+    private static func children(of process: String) -> Set<pid_t>? {
+        guard let tasks = POSIX.directoryEntries("/proc/\(process)/task") else {
+            return process == "self" ? nil : []
+        }
         var result: Set<pid_t> = []
         for task in tasks {
-            let fd = open("/proc/self/task/\(task)/children", O_RDONLY | O_CLOEXEC)
+            let fd = open("/proc/\(process)/task/\(task)/children", O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                if errno == ENOENT, access("/proc/self/task/\(task)", F_OK) == 0 { return nil }  // no such file at all
+                // No such file at all (the task is there, its children file is not).
+                if errno == ENOENT, access("/proc/\(process)/task/\(task)", F_OK) == 0 { return nil }
                 continue  // the thread has ended meanwhile
             }
             defer { close(fd) }
@@ -78,6 +87,22 @@ enum ProcessTree {
             }
         }
         return result
+    }
+
+    /// The entries of `roots` and of all their descendants, found through each process's
+    /// `children` files: what `snapshot` would say of that subtree, reading a few files per
+    /// process in it instead of one per process on the machine (an app's exit looks only at
+    /// curtaind's own children, issue 18). Nil when the children files cannot be read.
+    static func subtree(of roots: Set<pid_t>) -> [pid_t: Entry]? {
+        var table: [pid_t: Entry] = [:]
+        var pending = Array(roots)
+        while let pid = pending.popLast() {
+            guard table[pid] == nil, let entry = entry(pid) else { continue }  // seen, or gone
+            table[pid] = entry
+            guard let children = children(of: pid) else { return nil }
+            pending += children
+        }
+        return table
     }
 
     /// `roots` and all their descendants in `table` (roots not in the table are left out).
