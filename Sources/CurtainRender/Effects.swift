@@ -282,25 +282,36 @@ enum Blur {
         }
         let widths = kernel
         guard !widths.isEmpty else { return }
+        withPixels(surface) { pixels, w, h, stride in
+            let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: w)
+            let copy = UnsafeMutablePointer<UInt32>.allocate(capacity: w * h)
+            let sums = UnsafeMutablePointer<UInt32>.allocate(capacity: 4 * w)
+            defer {
+                scratch.deallocate()
+                copy.deallocate()
+                sums.deallocate()
+            }
+            for width in widths {
+                let r = width / 2
+                for y in 0..<h { box(pixels + y * stride, step: 1, count: w, radius: r, scratch) }
+                boxColumns(pixels, stride: stride, width: w, height: h, radius: r, copy, sums)
+            }
+        }
+    }
+
+    /// A surface's 32-bit pixels between cairo's flush and mark-dirty (nothing for an empty
+    /// surface); `stride` in pixels.
+    static func withPixels(
+        _ surface: OpaquePointer,
+        _ body: (_ pixels: UnsafeMutablePointer<UInt32>, _ width: Int, _ height: Int, _ stride: Int) -> Void
+    ) {
         cairo_surface_flush(surface)
         let w = Int(cairo_image_surface_get_width(surface))
         let h = Int(cairo_image_surface_get_height(surface))
         let stride = Int(cairo_image_surface_get_stride(surface)) / 4
         guard w > 0, h > 0, let raw = cairo_image_surface_get_data(surface) else { return }
         let pixels = UnsafeMutableRawPointer(raw).bindMemory(to: UInt32.self, capacity: stride * h)
-        let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: w)
-        let copy = UnsafeMutablePointer<UInt32>.allocate(capacity: w * h)
-        let sums = UnsafeMutablePointer<UInt32>.allocate(capacity: 4 * w)
-        defer {
-            scratch.deallocate()
-            copy.deallocate()
-            sums.deallocate()
-        }
-        for width in widths {
-            let r = width / 2
-            for y in 0..<h { box(pixels + y * stride, step: 1, count: w, radius: r, scratch) }
-            boxColumns(pixels, stride: stride, width: w, height: h, radius: r, copy, sums)
-        }
+        body(pixels, w, h, stride)
         cairo_surface_mark_dirty(surface)
     }
 
@@ -324,45 +335,40 @@ enum Blur {
     static func threeTap(_ surface: OpaquePointer, side: UInt32, passes: Int) {
         guard side > 0, side < 128 else { return }
         let centre = 256 - 2 * side
-        cairo_surface_flush(surface)
-        let w = Int(cairo_image_surface_get_width(surface))
-        let h = Int(cairo_image_surface_get_height(surface))
-        let stride = Int(cairo_image_surface_get_stride(surface)) / 4
-        guard w > 0, h > 0, let raw = cairo_image_surface_get_data(surface) else { return }
-        let pixels = UnsafeMutableRawPointer(raw).bindMemory(to: UInt32.self, capacity: stride * h)
-        let rows = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * w)
-        defer { rows.deallocate() }
-        @inline(__always) func mix(_ a: UInt32, _ b: UInt32, _ c: UInt32) -> UInt32 {
-            let m: UInt32 = 0x00FF_00FF
-            let lo = ((a & m) &* side &+ (b & m) &* centre &+ (c & m) &* side &+ 0x0080_0080) >> 8
-            let hi = (((a >> 8) & m) &* side &+ ((b >> 8) & m) &* centre &+ ((c >> 8) & m) &* side &+ 0x0080_0080)
-            return (lo & m) | (hi & ~m)
-        }
-        for _ in 0..<passes {
-            for y in 0..<h {
-                let line = pixels + y * stride
-                var before = line[0]
-                var here = line[0]
-                for x in 0..<w {
-                    let after = line[min(x + 1, w - 1)]
-                    line[x] = mix(before, here, after)
-                    before = here
-                    here = after
+        withPixels(surface) { pixels, w, h, stride in
+            let rows = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * w)
+            defer { rows.deallocate() }
+            @inline(__always) func mix(_ a: UInt32, _ b: UInt32, _ c: UInt32) -> UInt32 {
+                let m: UInt32 = 0x00FF_00FF
+                let lo = ((a & m) &* side &+ (b & m) &* centre &+ (c & m) &* side &+ 0x0080_0080) >> 8
+                let hi = (((a >> 8) & m) &* side &+ ((b >> 8) & m) &* centre &+ ((c >> 8) & m) &* side &+ 0x0080_0080)
+                return (lo & m) | (hi & ~m)
+            }
+            for _ in 0..<passes {
+                for y in 0..<h {
+                    let line = pixels + y * stride
+                    var before = line[0]
+                    var here = line[0]
+                    for x in 0..<w {
+                        let after = line[min(x + 1, w - 1)]
+                        line[x] = mix(before, here, after)
+                        before = here
+                        here = after
+                    }
+                }
+                // Columns, row after row (memory order): the previous row's original pixels kept.
+                var above = rows
+                var current = rows + w
+                above.update(from: pixels, count: w)
+                for y in 0..<h {
+                    let line = pixels + y * stride
+                    current.update(from: line, count: w)
+                    let below = pixels + min(y + 1, h - 1) * stride
+                    for x in 0..<w { line[x] = mix(above[x], current[x], below[x]) }
+                    swap(&above, &current)
                 }
             }
-            // Columns, row after row (memory order): the previous row's original pixels kept.
-            var above = rows
-            var current = rows + w
-            above.update(from: pixels, count: w)
-            for y in 0..<h {
-                let line = pixels + y * stride
-                current.update(from: line, count: w)
-                let below = pixels + min(y + 1, h - 1) * stride
-                for x in 0..<w { line[x] = mix(above[x], current[x], below[x]) }
-                swap(&above, &current)
-            }
         }
-        cairo_surface_mark_dirty(surface)
     }
 
     /// `(s + n / 2) / n` by a multiplication (exact for s < 256·n, n < 2^16: the error of the
