@@ -171,8 +171,8 @@ def scenario_table(r, timeline):
     row(2, f"`Ping` on a held connection ({ipc['count']} calls)", f"p50 {ipc['p50']:.0f} / p99 {ipc['p99']:.0f} / max {ipc['max']:.0f} µs", "target", f"{ipc['p99'] / 150:.2f} (p99)", f"p99 ≤ 150 µs: {verdict(ipc['p99'] <= 150)}")
     l = r["launch_us"]
     a, b = l["launch_to_presenting"], l["ready_to_revealing"]
-    row("3a", f"`Launch` call → `presenting` at an observer ({a['count']} launches)", f"p50 {a['p50']:.0f} / p99 {a['p99']:.0f} µs", "target", f"{a['p99'] / 1000:.2f} (p99)", f"p99 ≤ 1 ms: {verdict(a['p99'] <= 1000)}")
-    row("3b", "`READY=1` sent → `revealing` at an observer", f"p50 {b['p50']:.0f} / p99 {b['p99']:.0f} µs", "target", f"{b['p99'] / 2000:.2f} (p99)", f"p99 ≤ 2 ms: {verdict(b['p99'] <= 2000)}")
+    row("3a", f"`Launch` call → `presenting` at an observer ({a['count']} launches)", f"p50 {a['p50']:.0f} / p99 {a['p99']:.0f} µs", "target", f"{a['p99'] / 500:.2f} (p99)", f"p99 ≤ 0.5 ms: {verdict(a['p99'] <= 500)}")
+    row("3b", "`READY=1` sent → `revealing` at an observer", f"p50 {b['p50']:.0f} / p99 {b['p99']:.0f} µs", "target", f"{b['p99'] / 500:.2f} (p99)", f"p99 ≤ 0.5 ms: {verdict(b['p99'] <= 500)}")
     floors = r.get("frames_floor", {})
     for n, f in r["frames"].items():
         late = f["lateness"]
@@ -202,7 +202,12 @@ def scenario_table(r, timeline):
     else:
         row(5, "daemon RSS, idle", f"{r['rss_idle_kib'] / 1024:.1f} MiB", f"plymouthd: {ply.get('error', 'not measured')}", "—", "≤ 3")
     row(5, "RSS per observer (1000 watching, reading)", f"{m['per_observer_kib']:.1f} KiB", "—", "—", "—")
-    row(5, "RSS per active launch (app spawned, 120 Hz frames)", f"{m['per_launch_kib']} KiB", "—", "—", "—")
+    # Negative only if the allocator returned memory between the two samples (runs before the
+    # wait for the observers' drain trim in scenarios.py): no figure rather than a wrong one.
+    per_launch = m["per_launch_kib"]
+    row(5, "RSS per active launch (app spawned, 120 Hz frames)",
+        f"{per_launch} KiB" if per_launch >= 0 else f"not measured ({per_launch} KiB: a trim fell between the samples)",
+        "—", "—", "—")
     st = m["stalled"]
     # Bounded: once the socket and output buffers are full, nothing more accumulates — the
     # second half of the stall must not grow.

@@ -484,6 +484,9 @@ def main(build, static_build, results):
             memory["per_observer_kib"] = round((memory["observers_1000_kib"] - memory["idle_kib"]) / 1000, 2)
 
             # Per active launch: one launch in flight (its app spawned, frames at 120 Hz), no observers.
+            # First the trim that follows a drained burst of connections (0.5 s after the 1000
+            # observers left: Allocator.swift), or the launch is credited with what it returned.
+            time.sleep(1.5)
             quiet = rss_kib(daemon.pid)
             launch = varlink_call(daemon.socket, "io.curtain.Launcher.Launch", {"route": {"normal": "bench"}})["launch"]["id"]
             time.sleep(1)  # let the launch settle before sampling
