@@ -6,13 +6,9 @@ import Glibc
 #endif
 
 /// `curtainctl render --scale N`: the scene laid out in --size points, the images N times as
-/// many pixels a side (what curtain-overlay draws on an output of that scale).
-@Suite(.serialized) struct RenderScaleTests {
-    let directory: String = {
-        var template = Array("/tmp/curtain-render-scale-XXXXXX".utf8CString)
-        return String(cString: mkdtemp(&template)!)
-    }()
-
+/// many pixels a side (what curtain-overlay draws on an output of that scale). Part of
+/// RenderCommandTests (its temporary directory, run one at a time).
+extension RenderCommandTests {
     /// A PNG's width and height (its IHDR chunk), nil if it is not one.
     func pngSize(_ path: String) -> (Int, Int)? {
         guard let file = fopen(path, "rb") else { return nil }
