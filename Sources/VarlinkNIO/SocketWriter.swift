@@ -39,9 +39,14 @@ final class SocketWriter: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Waits for the socket when it is full.
+    let poller: SocketPoller
 
     /// Takes ownership of `fd` (a dup of the channel's).
-    init(fd: Int32) { state = Mutex(State(fd: fd)) }
+    init(fd: Int32, poller: SocketPoller = .shared) {
+        state = Mutex(State(fd: fd))
+        self.poller = poller
+    }
 
     /// Queues `bytes` (one whole message) behind everything queued and writes what the socket
     /// takes now. False once the writer no longer takes messages (the peer is gone, or the
@@ -128,7 +133,7 @@ final class SocketWriter: Sendable {
             defer { s.drainWaiters = [] }
             return s.drainWaiters
         }
-        SocketPoller.shared.remove(self)
+        poller.remove(self)
         waiters.forEach { $0.resume(returning: false) }
     }
 
@@ -151,7 +156,7 @@ final class SocketWriter: Sendable {
         func run() {
             drained.forEach { $0.resume(returning: result) }
             then?()
-            if let poll { SocketPoller.shared.watch(poll, fd: fd) }
+            if let poll { poll.poller.watch(poll, fd: fd) }
         }
     }
 
@@ -212,23 +217,72 @@ final class SocketWriter: Sendable {
 
 /// One thread that waits (poll(2)) for the sockets of stalled `SocketWriter`s to take more,
 /// and lets each write its queue again. Writers are here only while their socket is full.
+///
+/// The thread and its wake-up pipe exist only while some writer waits (and `linger` after the
+/// last one left, so a reader that stalls again and again does not start a thread each time):
+/// an idle daemon holds neither, and after a burst of slow observers its descriptors are back
+/// to the idle count.
 final class SocketPoller: Sendable {
     static let shared = SocketPoller()
 
-    private let watched = Mutex<[ObjectIdentifier: (SocketWriter, Int32)]>([:])
-    /// A pipe whose read end wakes the thread when the set changes.
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// How long the thread waits with nothing to watch before it ends.
+    static let defaultLinger: Duration = .seconds(1)
 
-    private init() {
+    private struct State {
+        var watched: [ObjectIdentifier: (SocketWriter, Int32)] = [:]
+        /// The running thread's wake-up pipe (read end, write end); nil when no thread runs.
+        var pipe: (read: Int32, write: Int32)?
+        /// Thread starts, for tests.
+        var started = 0
+    }
+
+    private let state = Mutex(State())
+    private let lingerMilliseconds: Int32
+
+    init(linger: Duration = SocketPoller.defaultLinger) {
+        let (seconds, attoseconds) = linger.components
+        lingerMilliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+
+    func watch(_ writer: SocketWriter, fd: Int32) {
+        state.withLock { s in
+            s.watched[ObjectIdentifier(writer)] = (writer, fd)
+            if let pipe = s.pipe { Self.wake(pipe.write) } else { start(&s) }
+        }
+        // Closed meanwhile: its number may belong to another file already.
+        if writer.isClosed { remove(writer) }
+    }
+
+    func remove(_ writer: SocketWriter) {
+        state.withLock { s in
+            if s.watched.removeValue(forKey: ObjectIdentifier(writer)) != nil, let pipe = s.pipe {
+                Self.wake(pipe.write)
+            }
+        }
+    }
+
+    /// The wake-up pipe's descriptors while the thread runs (nil when it does not), and how
+    /// many times a thread was started.
+    var running: (pipe: (read: Int32, write: Int32)?, started: Int) {
+        state.withLock { ($0.pipe, $0.started) }
+    }
+
+    /// Under the lock, so the thread cannot close the pipe between the lookup and the write.
+    private static func wake(_ fd: Int32) {
+        var byte: UInt8 = 1
+        _ = Glibc.write(fd, &byte, 1)
+    }
+
+    /// Creates the pipe and the thread. Under the lock.
+    private func start(_ s: inout State) {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { fatalError("SocketPoller: pipe: \(errno)") }
         for fd in ends {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
-        wakeRead = ends[0]
-        wakeWrite = ends[1]
+        s.pipe = (ends[0], ends[1])
+        s.started += 1
         var thread = pthread_t()
         let box = Unmanaged.passRetained(self).toOpaque()
         let created = pthread_create(
@@ -244,32 +298,37 @@ final class SocketPoller: Sendable {
         pthread_detach(thread)
     }
 
-    func watch(_ writer: SocketWriter, fd: Int32) {
-        watched.withLock { $0[ObjectIdentifier(writer)] = (writer, fd) }
-        // Closed meanwhile: its number may belong to another file already.
-        if writer.isClosed { remove(writer) } else { wake() }
-    }
-
-    func remove(_ writer: SocketWriter) {
-        if watched.withLock({ $0.removeValue(forKey: ObjectIdentifier(writer)) }) != nil { wake() }
-    }
-
-    private func wake() {
-        var byte: UInt8 = 1
-        _ = Glibc.write(wakeWrite, &byte, 1)
-    }
-
     private func serve() {
         var drain = [UInt8](repeating: 0, count: 64)
         while true {
-            let writers = watched.withLock { Array($0.values) }
+            // The set is read and, when empty after a linger, the thread ends under the same
+            // lock `watch` takes: a writer added meanwhile either is seen here or starts a new
+            // thread with a new pipe.
+            guard
+                let (wakeRead, writers) = state.withLock({ s -> (Int32, [(SocketWriter, Int32)])? in
+                    guard let pipe = s.pipe else { return nil }
+                    return (pipe.read, Array(s.watched.values))
+                })
+            else { return }
             var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             fds += writers.map { pollfd(fd: $0.1, events: Int16(POLLOUT), revents: 0) }
-            if poll(&fds, nfds_t(fds.count), -1) < 0 { continue }
+            let ready = poll(&fds, nfds_t(fds.count), writers.isEmpty ? lingerMilliseconds : -1)
+            if ready < 0 { continue }
+            if ready == 0 {
+                let ended = state.withLock { s -> Bool in
+                    guard s.watched.isEmpty, let pipe = s.pipe else { return false }
+                    Glibc.close(pipe.read)
+                    Glibc.close(pipe.write)
+                    s.pipe = nil
+                    return true
+                }
+                if ended { return }
+                continue
+            }
             if fds[0].revents != 0 { while read(wakeRead, &drain, drain.count) > 0 {} }
             for (index, entry) in writers.enumerated() where fds[index + 1].revents != 0 {
                 // Off the set before it writes: a writer still full puts itself back.
-                watched.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(entry.0)) }
+                state.withLock { _ = $0.watched.removeValue(forKey: ObjectIdentifier(entry.0)) }
                 entry.0.writable()
             }
         }
