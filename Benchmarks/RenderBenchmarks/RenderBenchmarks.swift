@@ -14,6 +14,7 @@ import Glibc
 /// - incremental: only the region that changed since the previous frame (`previous:` given).
 /// Seed 003 (panel-blur, over its own scene) adds a blurred retained previous screen.
 let benchmarks: @Sendable () -> Void = {
+    if let profile = getenv("BENCH_FRAME_PROFILE") { Player.profile(String(cString: profile)) }
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput],
         scalingFactor: .one,
@@ -99,6 +100,35 @@ final class Player: @unchecked Sendable {
 }
 
 extension Player {
+    /// BENCH_FRAME_PROFILE="TRANSITION MODE": the CPU time of each frame of the transition
+    /// (this thread's clock; median and maximum over 40 passes), one line per frame, then exits —
+    /// which frames make the p99, without the benchmark harness.
+    static func profile(_ spec: String) -> Never {
+        let parts = spec.split(separator: " ").map(String.init)
+        guard parts.count == 2, let mode = Mode(rawValue: parts[1]) else {
+            print("BENCH_FRAME_PROFILE: \"TRANSITION naive|full|incremental\"")
+            exit(2)
+        }
+        let player = Player(transition: parts[0], mode: mode)
+        let passes = 40
+        var times = [[Double]](repeating: [], count: player.frames.count)
+        for _ in 0..<passes * player.frames.count {
+            let frame = player.index % player.frames.count
+            var start = timespec()
+            var end = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start)
+            _ = player.step()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end)
+            times[frame].append(Double(end.tv_sec - start.tv_sec) * 1e3 + Double(end.tv_nsec - start.tv_nsec) / 1e6)
+        }
+        print("frame  median ms  max ms")
+        for (frame, samples) in times.enumerated() {
+            let sorted = samples.sorted()
+            print("\(frame)  \(sorted[sorted.count / 2])  \(sorted.last!)")
+        }
+        exit(0)
+    }
+
     static func homeScreen() -> Image {
         let renderer = try! SceneRenderer(sceneFile: repositoryRoot() + "/scenes/yula/yula.scene.json")
         let timeline = try! Timeline(

@@ -196,10 +196,50 @@ struct Painter {
         }
         cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
         guard above else { return }
+        // The sublayers' group no larger than what they paint (the mask's box is the clip).
+        let painted = layer.sublayers.lazy.filter { !index.maskIDs.contains($0.id) }
+            .compactMap { extents.extent($0, values, m) }.reduce(nil as Box?) { $1.union($0) }
+        guard clip(to: painted) else { return }
+        // One plain sublayer (seed 000's fading logo under the hole): its contents drawn opaque
+        // and its opacity folded into the region's alpha (an A8 pass), not a group of its own
+        // composited into the sublayers' group.
+        let shown = layer.sublayers.filter {
+            !index.maskIDs.contains($0.id) && LayerPresentation($0, values: values).isVisible
+        }
+        var alpha = 1.0
         cairo_push_group(cr)
-        for sub in layer.sublayers { draw(sub) }
+        if shown.count == 1, let sub = shown.first, Self.isPlain(sub, LayerPresentation(sub, values: values)) {
+            let q = LayerPresentation(sub, values: values)
+            alpha = q.opacity
+            cairo_save(cr)
+            applyGeometry(q)
+            paintContents(sub, q, alpha: 1)
+            cairo_restore(cr)
+        } else {
+            for sub in layer.sublayers { draw(sub) }
+        }
         cairo_pop_group_to_source(cr)
-        if let visible { cairo_mask(cr, visible) } else { cairo_paint_with_alpha(cr, p.opacity) }
+        guard let visible else {
+            cairo_paint_with_alpha(cr, p.opacity * alpha)
+            return
+        }
+        if alpha < 1 {
+            cairo_push_group_with_content(cr, CAIRO_CONTENT_ALPHA)
+            cairo_set_source(cr, visible)
+            cairo_paint_with_alpha(cr, alpha)
+            let faded = cairo_pop_group(cr)!
+            defer { cairo_pattern_destroy(faded) }
+            cairo_mask(cr, faded)
+        } else {
+            cairo_mask(cr, visible)
+        }
+    }
+
+    /// A layer that is only its own contents at some opacity: no sublayers, mask, effects or
+    /// retained screen.
+    static func isPlain(_ layer: SceneLayer, _ p: LayerPresentation) -> Bool {
+        layer.sublayers.isEmpty && layer.mask == nil && !layer.retained && layer.role != .destination
+            && !needsEffects(layer, p)
     }
 
     /// A destination's visible region as an alpha pattern, in its own coordinates: its frame
@@ -276,12 +316,19 @@ struct Painter {
             cairo_restore(cr)
             return
         }
-        if alpha < 1 { cairo_push_group(cr) }
-        Contents(assets: assets, textVariant: textVariant).paint(cr, layer, p)
-        if alpha < 1 {
-            cairo_pop_group_to_source(cr)
-            cairo_paint_with_alpha(cr, alpha)
+        guard alpha < 1 else {
+            Contents(assets: assets, textVariant: textVariant).paint(cr, layer, p)
+            return
         }
+        // The group no larger than the contents (it would be the clip's size: the whole frame
+        // inside a destination's group), as for every other group.
+        cairo_save(cr)
+        defer { cairo_restore(cr) }
+        guard clip(to: extents.contentBox(layer, p).map { m.map($0) }) else { return }
+        cairo_push_group(cr)
+        Contents(assets: assets, textVariant: textVariant).paint(cr, layer, p)
+        cairo_pop_group_to_source(cr)
+        cairo_paint_with_alpha(cr, alpha)
     }
 
     /// Rasterises a layer's contents at device matrix `m` into a surface covering their device

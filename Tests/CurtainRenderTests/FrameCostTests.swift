@@ -121,5 +121,56 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
                 #expect(kept.pixels == full.pixels, "panel at y \(y)")
             }
         }
+
+        /// A destination's one plain sublayer (seed 000's fading logo under the hole) is drawn
+        /// opaque with its opacity folded into the hole's alpha: the same pixels (within
+        /// rounding, 1/255) as the general path, which a second sublayer — visible, but off the
+        /// frame — forces.
+        @Test(arguments: [1.0, 0.5, 0.07])
+        func aLoneSublayersOpacityFoldsIntoTheHole(opacity: Double) throws {
+            func scene(extra: String) -> String {
+                """
+                {"name": "fold", "layers": [
+                  {"id": "ground", "bounds": [0, 0, 100, 100], "position": [50, 50], "backgroundColor": "#204080"},
+                  {"id": "window", "role": "destination", "bounds": [0, 0, 100, 100], "position": [50, 50],
+                   "mask": {"layer": "hole"}, "sublayers": [
+                     {"id": "fading", "bounds": [0, 0, 50, 40], "position": [47.3, 52.6], "cornerRadius": 9,
+                      "backgroundColor": "#f0c030"}\(extra)]},
+                  {"id": "hole", "bounds": [0, 0, 60, 60], "position": [50, 50], "cornerRadius": 20,
+                   "backgroundColor": "#000000"}
+                ]}
+                """
+            }
+            func render(_ json: String, opacity: Double = opacity) throws -> Image {
+                let path = "/tmp/curtain-fold-\(getpid())-\(json.count).scene.json"
+                defer { unlink(path) }
+                let file = fopen(path, "w")!
+                fputs(json, file)
+                fclose(file)
+                let values: [String: Value] = [
+                    "fading.opacity": .scalar(opacity), "window.scale": .scalar(1.05), "hole.rotation": .scalar(0.3),
+                ]
+                return try SceneRenderer(sceneFile: path, cacheBytes: 0).render(values: values, width: 100, height: 100)
+            }
+            let folded = try render(scene(extra: ""))
+            let general = try render(
+                scene(
+                    extra:
+                        ##", {"id": "far", "bounds": [0, 0, 4, 4], "position": [-500, -500], "backgroundColor": "#ffffff"}"##
+                )
+            )
+            let without = try render(scene(extra: ""), opacity: 0)
+            let covered = zip(folded.pixels, without.pixels).filter { $0 != $1 }.count
+            var worst: UInt32 = 0
+            for (a, b) in zip(folded.pixels, general.pixels) {
+                for shift: UInt32 in [0, 8, 16, 24] {
+                    let x = (a >> shift) & 0xFF
+                    let y = (b >> shift) & 0xFF
+                    worst = max(worst, x > y ? x - y : y - x)
+                }
+            }
+            #expect(worst <= 1, "opacity \(opacity): pixels differ by up to \(worst)/255")
+            #expect(covered > 500, "the sublayer shows in the hole (\(covered) pixels)")
+        }
     }
 }
