@@ -103,13 +103,23 @@ default_screen = "home"
         raise SystemExit("overlay bench: no frame in the trace; overlay log:\n"
                          + open(os.path.join(work, "overlay.log")).read()[-3000:]
                          + "\ncurtaind log:\n" + open(os.path.join(work, "curtaind.log")).read()[-3000:])
+    # A frame committed again without new values (its input region changed as the reveal began,
+    # a state event arrived) keeps its due time; its lateness is its first commit's, so later
+    # commits of the same frame are counted apart, not as frames 10+ ms late.
+    seen, firsts = set(), []
+    for r in rows:
+        if r[0] not in seen:
+            seen.add(r[0])
+            firsts.append(r)
+    recommits = len(rows) - len(firsts)
+    rows = firsts
     lateness = [(r[1] - r[0]) * 1000 for r in rows]
     cpu = [r[2] * 1000 for r in rows]
 
     def summary(values):
         return {"p50": percentile(values, 50), "p99": percentile(values, 99), "max": max(values)}
 
-    result = {"frames": len(rows), "launches": launches, "size": f"{WIDTH}x{HEIGHT}", "rate": RATE,
+    result = {"frames": len(rows), "recommits": recommits, "launches": launches, "size": f"{WIDTH}x{HEIGHT}", "rate": RATE,
               "lateness_ms": summary(lateness), "cpu_ms": summary(cpu),
               "process_cpu_ms_per_frame": process_cpu * 1000 / max(1, len(rows))}
     if rows and len(rows[0]) >= 7:
@@ -128,7 +138,7 @@ default_screen = "home"
         json.dump(result, f, indent=2)
     l, c = result["lateness_ms"], result["cpu_ms"]
     row = (f"| curtain-overlay, {RATE} Hz {WIDTH}×{HEIGHT} under headless sway (pixman), seed 000 appear + reveal, "
-          f"{launches} launches, {len(rows)} frames committed | lateness (due → wl_surface.commit) p50 {l['p50']:.2f} / "
+          f"{launches} launches, {len(rows)} frames committed ({recommits} of them again, without new values) | lateness (due → wl_surface.commit) p50 {l['p50']:.2f} / "
           f"p99 {l['p99']:.2f} / max {l['max']:.1f} ms; drawing CPU per frame p50 {c['p50']:.2f} / p99 {c['p99']:.2f} ms, "
           f"process CPU {result['process_cpu_ms_per_frame']:.2f} ms per frame | "
           f"p99 ≤ 8 ms: {'meets' if l['p99'] <= 8 else '**misses**'} |")
