@@ -345,16 +345,17 @@ enum Blur {
                 return (lo & m) | (hi & ~m)
             }
             for _ in 0..<passes {
+                // Rows: from a copy of the row, so that each pixel's three inputs are plain loads
+                // and the inner loop carries nothing from one pixel to the next (vectorised).
+                let copy = rows
                 for y in 0..<h {
                     let line = pixels + y * stride
-                    var before = line[0]
-                    var here = line[0]
-                    for x in 0..<w {
-                        let after = line[min(x + 1, w - 1)]
-                        line[x] = mix(before, here, after)
-                        before = here
-                        here = after
+                    copy.update(from: line, count: w)
+                    line[0] = mix(copy[0], copy[0], copy[min(1, w - 1)])
+                    if w > 2 {
+                        for x in 1..<(w - 1) { line[x] = mix(copy[x - 1], copy[x], copy[x + 1]) }
                     }
+                    if w > 1 { line[w - 1] = mix(copy[w - 2], copy[w - 1], copy[w - 1]) }
                 }
                 // Columns, row after row (memory order): the previous row's original pixels kept.
                 var above = rows
