@@ -138,7 +138,7 @@ default_screen = "home"
         json.dump(result, f, indent=2)
     l, c = result["lateness_ms"], result["cpu_ms"]
     row = (f"| curtain-overlay, {RATE} Hz {WIDTH}×{HEIGHT} under headless sway (pixman), seed 000 appear + reveal, "
-          f"{launches} launches, {len(rows)} frames committed ({recommits} of them again, without new values) | lateness (due → wl_surface.commit) p50 {l['p50']:.2f} / "
+          f"{launches} launches, {len(rows)} frames committed (and {recommits} commits again of a frame without new values) | lateness (due → wl_surface.commit) p50 {l['p50']:.2f} / "
           f"p99 {l['p99']:.2f} / max {l['max']:.1f} ms; drawing CPU per frame p50 {c['p50']:.2f} / p99 {c['p99']:.2f} ms, "
           f"process CPU {result['process_cpu_ms_per_frame']:.2f} ms per frame | "
           f"p99 ≤ 8 ms: {'meets' if l['p99'] <= 8 else '**misses**'} |")
