@@ -33,6 +33,7 @@ let package = Package(
         .executableTarget(
             name: "curtainctl",
             dependencies: [
+                "CArgv",
                 "CurtainCore",
                 "CurtainctlSupport",
                 "JSON",
@@ -60,6 +61,8 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // recvmsg with SCM_CREDENTIALS/SCM_RIGHTS for the notify socket (CMSG_* are macros).
         .target(name: "CNotify"),
+        // curtainctl's argv for the Swift runtime, without the runtime's /proc/self/maps search.
+        .target(name: "CArgv"),
         // systemd's manager over sd-bus for the unit backend (sd-bus's variadic calls in C).
         .target(name: "CSystemdBus", linkerSettings: [.linkedLibrary("systemd")]),
         // A Unix socket's address (sockaddr_un), checked once: every module that opens a Unix
