@@ -110,6 +110,14 @@ extension Player {
             exit(2)
         }
         let player = Player(transition: parts[0], mode: mode)
+        // BENCH_FRAME_ONLY=N: frame N alone, again and again (to `perf record` one frame).
+        if let only = getenv("BENCH_FRAME_ONLY").flatMap({ Int(String(cString: $0)) }) {
+            for _ in 0..<2000 {
+                player.index = only
+                _ = player.step()
+            }
+            exit(0)
+        }
         let passes = 40
         var times = [[Double]](repeating: [], count: player.frames.count)
         for _ in 0..<passes * player.frames.count {
