@@ -603,12 +603,15 @@ final class BlurredLayer {
             if let fade { cairo_surface_destroy(fade.surface) }
             target = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height)!
         }
+        // Copied, then scaled in place (DEST_IN a solid): `paint_with_alpha` here is SOURCE
+        // through a solid mask, pixman's general path (≈ 5× slower; Painter.alphaTimes).
         let cr = cairo_create(target)!
-        cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR)
-        cairo_paint(cr)
-        cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
         cairo_set_source_surface(cr, surface, 0, 0)
-        cairo_paint_with_alpha(cr, opacity)
+        cairo_paint(cr)
+        cairo_set_operator(cr, CAIRO_OPERATOR_DEST_IN)
+        cairo_set_source_rgba(cr, 0, 0, 0, opacity)
+        cairo_paint(cr)
         cairo_destroy(cr)
         fade = (surface, blurs, opacity, target)
         return target

@@ -172,5 +172,59 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
             #expect(worst <= 1, "opacity \(opacity): pixels differ by up to \(worst)/255")
             #expect(covered > 500, "the sublayer shows in the hole (\(covered) pixels)")
         }
+
+        /// A mask's alpha times an opacity is made by copying the mask and scaling it in place
+        /// (`Painter.alphaTimes`), not by painting it with alpha into a clear group (pixman's slow
+        /// path): a masked layer at an opacity shows its colour times the opacity inside the mask
+        /// and nothing outside; a masked destination at an opacity clears what is below it by
+        /// that opacity inside the mask and leaves it outside.
+        @Test(arguments: [1.0, 0.5, 0.07])
+        func aMasksAlphaTimesAnOpacity(opacity: Double) throws {
+            let json = """
+                {"name": "fade", "layers": [
+                  {"id": "ground", "bounds": [0, 0, 100, 100], "position": [50, 150], "backgroundColor": "#204080"},
+                  {"id": "window", "role": "destination", "bounds": [0, 0, 100, 100], "position": [50, 150],
+                   "mask": {"layer": "hole"}},
+                  {"id": "hole", "bounds": [0, 0, 60, 60], "position": [50, 50], "backgroundColor": "#000000"},
+                  {"id": "card", "bounds": [0, 0, 100, 100], "position": [50, 50], "backgroundColor": "#f0c030",
+                   "mask": {"layer": "shape"}},
+                  {"id": "shape", "bounds": [0, 0, 60, 60], "position": [50, 50], "backgroundColor": "#000000"}
+                ]}
+                """
+            let path = "/tmp/curtain-fade-\(getpid()).scene.json"
+            defer { unlink(path) }
+            let file = fopen(path, "w")!
+            fputs(json, file)
+            fclose(file)
+            let values: [String: Value] = ["card.opacity": .scalar(opacity), "window.opacity": .scalar(opacity)]
+            let image = try SceneRenderer(sceneFile: path, cacheBytes: 0).render(
+                values: values,
+                width: 100,
+                height: 200
+            )
+            func pixel(_ x: Int, _ y: Int) -> [Int] {
+                let p = image.pixels[y * image.width + x]
+                return [24, 16, 8, 0].map { Int((p >> UInt32($0)) & 0xFF) }  // A, R, G, B premultiplied
+            }
+            func expect(_ x: Int, _ y: Int, _ argb: [Double], _ what: String) {
+                let want = argb.map { Int(($0 * 255).rounded()) }
+                let got = pixel(x, y)
+                #expect(
+                    zip(got, want).allSatisfy { abs($0 - $1) <= 1 },
+                    "opacity \(opacity), \(what): \(got), expected \(want)"
+                )
+            }
+            let card: [Double] = [1, 0xf0 / 255.0, 0xc0 / 255.0, 0x30 / 255.0].map { $0 * opacity }
+            expect(50, 50, card, "the card inside its mask")
+            expect(5, 5, [0, 0, 0, 0], "the card outside its mask")
+            let kept = 1 - opacity
+            expect(
+                50,
+                150,
+                [kept, 0x20 / 255.0 * kept, 0x40 / 255.0 * kept, 0x80 / 255.0 * kept],
+                "the ground in the hole"
+            )
+            expect(5, 105, [1, 0x20 / 255.0, 0x40 / 255.0, 0x80 / 255.0], "the ground outside the hole")
+        }
     }
 }
