@@ -45,7 +45,7 @@ import Testing
         #expect(s.layer("mask")?.position == .init(x: 540, y: 960))
         #expect(s.layer("mask")?.bounds == .init(x: 0, y: 0, width: 88, height: 88))
         #expect(s.maskLayerIDs == ["mask"])
-        #expect(s.assetPaths == ["logo.svg"])
+        #expect(s.assetPaths == ["logo.svg", "logo-mask.svg"])
         #expect(s.layer("text")?.text?.string(variant: 1) == "Buy and sell next door")
         #expect(s.layer("text")?.text?.string(variant: 5) == s.layer("text")?.text?.string(variant: 1))  // wraps round
         // Every id the two yula presets animate is a layer of the scene.

@@ -105,7 +105,7 @@ import Glibc
         let root = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
         let ok = try await CLI.run("scene", "check", root + "/scenes/yula/yula.scene.json")
         #expect(
-            ok.status == 0 && ok.stdout == "\(root)/scenes/yula/yula.scene.json: ok — 8 layers, 1 asset (logo.svg)\n",
+            ok.status == 0 && ok.stdout == "\(root)/scenes/yula/yula.scene.json: ok — 8 layers, 2 assets (logo.svg, logo-mask.svg)\n",
             "\(ok.stderr)"
         )
         let file = fopen(directory + "/bad.scene.json", "wb")!

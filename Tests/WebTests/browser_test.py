@@ -331,7 +331,8 @@ def hostile(page, web, sock, replays, failures):
     scene["layers"][0]["id"] = "<b>x</b>"
     scene["name"] = payload
     import shutil
-    shutil.copy(os.path.join(REPO, "scenes/yula/logo.svg"), hostile)
+    for asset in ("logo.svg", "logo-mask.svg"):
+        shutil.copy(os.path.join(REPO, "scenes/yula", asset), hostile)
     json.dump(scene, open(os.path.join(hostile, "h.scene.json"), "w"))
     with open(os.path.join(replays, "hostile.jsonl"), "w") as out:
         out.write(json.dumps({"kind": "destination", "launch": 1, "time": 0, "destination": {"app": payload, "screen": "</span><script>window.pwned=3</script>"}}) + "\n")
