@@ -44,6 +44,7 @@ extension Painter {
         var painter = self
         painter.cr = context
         painter.cache = nil
+        painter.opaqueBelow = [:]
         let target = cairo_get_target(context)!
         painter.screen = PixelRect(
             x: 0,
@@ -132,11 +133,17 @@ extension Painter {
         // the ½ image: it is blurred again nearly every frame, and fading 1/4 of the pixels
         // each time costs more than it saves.) The blurred image itself stays unfaded, so a
         // frame that changes only the opacity does not blur again.
+        // Over an opaque colour that covers the frame (seed 003's black container), an opaque
+        // blurred image at an opacity is flattened onto that colour before it is enlarged: an
+        // opaque source is copied, not blended (pixman's bilinear enlargement of 1080p: ≈ 1.7
+        // against ≈ 2.6 ms in C).
         var alpha = p.opacity
-        if factor >= 4, alpha < 1 {
-            surface = blurred.faded(surface, opacity: alpha)
+        if factor >= 2, alpha < 1 {
+            let over = opaqueBelow[layer.id].flatMap { blurred.isOpaque(factor: factor) ? $0 : nil }
+            surface = blurred.faded(surface, opacity: alpha, over: over)
             alpha = 1
         }
+
         cairo_save(cr)
         defer { cairo_restore(cr) }
         cairo_identity_matrix(cr)
@@ -543,8 +550,15 @@ final class BlurredLayer {
     private var last: (kernel: [Int], factor: Int, surface: OpaquePointer)?
     /// Blurred images made so far.
     private var blurs = 0
-    /// The last faded image (`faded`): of which image, made after how many blurs, at which opacity.
-    private var fade: (source: OpaquePointer, blurs: Int, opacity: Double, surface: OpaquePointer)?
+    /// The last faded image (`faded`): of which image, made after how many blurs, at which
+    /// opacity, over which colour; `view` is its opaque (RGB24) alias when over a colour.
+    private var fade:
+        (
+            source: OpaquePointer, blurs: Int, opacity: Double, over: Color?, surface: OpaquePointer,
+            view: OpaquePointer?
+        )?
+    /// Whether each reduction is opaque everywhere (`isOpaque`), once known.
+    private var opaqueLevels: [Int: Bool] = [:]
 
     /// Draws the layer with `draw` into a device-sized transparent image.
     init(key: Key, retaining screen: Image?, draw: (OpaquePointer) -> Void) {
@@ -561,7 +575,41 @@ final class BlurredLayer {
     deinit {
         for case let level? in levels { cairo_surface_destroy(level) }
         if let last { cairo_surface_destroy(last.surface) }
-        if let fade { cairo_surface_destroy(fade.surface) }
+        if let fade {
+            if let view = fade.view { cairo_surface_destroy(view) }
+            cairo_surface_destroy(fade.surface)
+        }
+    }
+
+    /// Whether the last faded image was flattened onto an opaque colour (tests).
+    var flattened: Bool { fade?.view != nil }
+
+    /// Whether the reduction by `factor` (and so every blur of it: averages of opaque pixels,
+    /// edges clamped) is opaque in every pixel; looked at once per reduction.
+    func isOpaque(factor: Int) -> Bool {
+        guard let index = Blur.factors.firstIndex(of: factor) else { return false }
+        if let known = opaqueLevels[index] { return known }
+        let surface = level(index)
+        cairo_surface_flush(surface)
+        let width = Int(cairo_image_surface_get_width(surface))
+        let height = Int(cairo_image_surface_get_height(surface))
+        let stride = Int(cairo_image_surface_get_stride(surface)) / 4
+        let pixels = UnsafeRawPointer(cairo_image_surface_get_data(surface)!).bindMemory(
+            to: UInt32.self,
+            capacity: stride * height
+        )
+        var opaque = true
+        rows: for y in 0..<height {
+            let row = pixels + y * stride
+            var all: UInt32 = 0xFF00_0000
+            for x in 0..<width { all &= row[x] }
+            if all & 0xFF00_0000 != 0xFF00_0000 {
+                opaque = false
+                break rows
+            }
+        }
+        opaqueLevels[index] = opaque
+        return opaque
     }
 
     /// Bytes of pixels held at most: the image, its reductions, a blurred copy of one of them
@@ -587,10 +635,15 @@ final class BlurredLayer {
         return surface
     }
 
-    /// `surface` (a reduction, or the last blurred image) times `opacity`, kept until either
-    /// changes (`blurs` counts blurred images made: a new one may reuse a freed one's address).
-    func faded(_ surface: OpaquePointer, opacity: Double) -> OpaquePointer {
-        if let fade, fade.source == surface, fade.blurs == blurs, fade.opacity == opacity { return fade.surface }
+    /// `surface` (a reduction, or the last blurred image) times `opacity` — over the opaque
+    /// colour `over` when given (then opaque: an RGB24 view of it is returned) — kept until
+    /// any of them changes (`blurs` counts blurred images made: a new one may reuse a freed
+    /// one's address).
+    func faded(_ surface: OpaquePointer, opacity: Double, over: Color? = nil) -> OpaquePointer {
+        if let fade, fade.source == surface, fade.blurs == blurs, fade.opacity == opacity, fade.over == over {
+            return fade.view ?? fade.surface
+        }
+        if let view = fade?.view { cairo_surface_destroy(view) }
         let width = cairo_image_surface_get_width(surface)
         let height = cairo_image_surface_get_height(surface)
         // The last faded image's pixels are reused when the size is the same (cleared first).
@@ -612,9 +665,24 @@ final class BlurredLayer {
         cairo_set_operator(cr, CAIRO_OPERATOR_DEST_IN)
         cairo_set_source_rgba(cr, 0, 0, 0, opacity)
         cairo_paint(cr)
+        var view: OpaquePointer? = nil
+        if let over {
+            // What shows of the colour through the faded image: every pixel opaque after it.
+            cairo_set_operator(cr, CAIRO_OPERATOR_DEST_OVER)
+            cairo_set_source_rgb(cr, over.red, over.green, over.blue)
+            cairo_paint(cr)
+            cairo_surface_flush(target)
+            view = cairo_image_surface_create_for_data(
+                cairo_image_surface_get_data(target),
+                CAIRO_FORMAT_RGB24,
+                width,
+                height,
+                cairo_image_surface_get_stride(target)
+            )
+        }
         cairo_destroy(cr)
-        fade = (surface, blurs, opacity, target)
-        return target
+        fade = (surface, blurs, opacity, over, target, view)
+        return view ?? target
     }
 
     /// The image to draw for a frame with blur `sigma` (device pixels), and the factor to

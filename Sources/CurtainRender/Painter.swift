@@ -30,6 +30,10 @@ struct Painter {
     var screen: PixelRect
     /// The previous screen, shown by `retained` layers (nil: they draw their own contents).
     let previousScreen: Image?
+    /// Top-level layers drawn straight over an opaque colour covering the frame, with that
+    /// colour (`SceneRenderer.opaqueColoursBelow`): a faded blurred layer is flattened onto it
+    /// (Effects.swift). Empty inside an effect's offscreen image.
+    var opaqueBelow: [String: Color] = [:]
 
     /// Draws a layer in its stacking place (layers used as masks are skipped: they are drawn
     /// only through the layer they mask).

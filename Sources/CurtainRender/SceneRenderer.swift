@@ -269,7 +269,7 @@ public final class SceneRenderer {
             cairo_paint(cr)
             cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
         }
-        let painter = Painter(
+        var painter = Painter(
             index: index,
             assets: assets,
             values: values,
@@ -280,11 +280,47 @@ public final class SceneRenderer {
             screen: screen,
             previousScreen: previousScreen
         )
+        painter.opaqueBelow = Self.opaqueColoursBelow(
+            scene.layers,
+            values: values,
+            index: index,
+            device: device,
+            screen: screen
+        )
         for (i, layer) in scene.layers.enumerated().dropFirst(first) {
             if let (_, below) = hole, i == below { cairo_restore(cr) }
             painter.draw(layer)
         }
         return damage
+    }
+
+    /// Top-level layers drawn straight over an opaque colour that covers the frame — the layer
+    /// below them only a background colour (opaque, square, not turned, no contents,
+    /// sublayers, mask or effects, opacity 1) — with that colour (`Painter.opaqueBelow`).
+    static func opaqueColoursBelow(
+        _ layers: [SceneLayer],
+        values: [String: Value],
+        index: SceneIndex,
+        device: Affine,
+        screen: PixelRect
+    ) -> [String: Color] {
+        var found: [String: Color] = [:]
+        for (below, layer) in zip(layers, layers.dropFirst()) where below.role == .overlay {
+            guard !index.maskIDs.contains(below.id), below.sublayers.isEmpty, below.mask == nil,
+                below.contents == nil, below.gradient == nil, below.path == nil, below.text == nil, !below.retained
+            else { continue }
+            let p = LayerPresentation(below, values: values)
+            guard p.isVisible, p.opacity >= 1, p.cornerRadius == 0, !Painter.needsEffects(below, p),
+                let colour = p.backgroundColor, colour.alpha >= 1
+            else { continue }
+            let m = device.concat(.geometry(p))
+            let box = m.map(p.bounds)
+            guard m.b == 0, m.c == 0, box.minX <= Double(screen.x), box.minY <= Double(screen.y),
+                box.maxX >= Double(screen.x + screen.width), box.maxY >= Double(screen.y + screen.height)
+            else { continue }
+            found[layer.id] = colour
+        }
+        return found
     }
 
     /// The first top-level destination at or after `first` that clears whole pixels opaquely

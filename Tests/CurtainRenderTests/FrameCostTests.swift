@@ -226,5 +226,59 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
             )
             expect(5, 105, [1, 0x20 / 255.0, 0x40 / 255.0, 0x80 / 255.0], "the ground outside the hole")
         }
+
+        /// A blurred layer at an opacity straight over an opaque colour covering the frame is
+        /// faded onto that colour before it is enlarged (drawn opaque, copied rather than
+        /// blended): the same pixels as when something else is below it (a base that is not a
+        /// plain colour takes the general path), and the analytic colour.
+        @Test func aFadedBlurOverAnOpaqueColourIsFlattened() throws {
+            func scene(baseSublayers: String) -> String {
+                """
+                {"name": "veil", "layers": [
+                  {"id": "base", "bounds": [0, 0, 64, 64], "position": [32, 32], "backgroundColor": "#102030"\(baseSublayers)},
+                  {"id": "veil", "bounds": [0, 0, 64, 64], "position": [32, 32], "backgroundColor": "#f0c030"}
+                ]}
+                """
+            }
+            func render(_ json: String) throws -> (Image, Bool?) {
+                let path = "/tmp/curtain-veil-\(getpid())-\(json.count).scene.json"
+                defer { unlink(path) }
+                let file = fopen(path, "w")!
+                fputs(json, file)
+                fclose(file)
+                let renderer = try SceneRenderer(sceneFile: path)
+                let values: [String: Value] = ["veil.blurRadius": .scalar(6), "veil.opacity": .scalar(0.4)]
+                let image = try renderer.render(values: values, width: 64, height: 64)
+                return (image, renderer.cache.blurredLayer("veil")?.flattened)
+            }
+            let (flat, flattened) = try render(scene(baseSublayers: ""))
+            // A sublayer off the frame: the base is no longer a plain colour.
+            let (general, notFlattened) = try render(
+                scene(
+                    baseSublayers:
+                        ##", "sublayers": [{"id": "far", "bounds": [0, 0, 2, 2], "position": [-50, -50], "backgroundColor": "#ffffff"}]"##
+                )
+            )
+            #expect(flattened == true)
+            #expect(notFlattened == false)
+            var worst: UInt32 = 0
+            for (a, b) in zip(flat.pixels, general.pixels) {
+                for shift: UInt32 in [0, 8, 16, 24] {
+                    let x = (a >> shift) & 0xFF
+                    let y = (b >> shift) & 0xFF
+                    worst = max(worst, x > y ? x - y : y - x)
+                }
+            }
+            #expect(worst <= 1, "flattened and general differ by up to \(worst)/255")
+            let centre = flat.pixels[32 * flat.width + 32]
+            let expected: [UInt32] = [
+                255, 0xf0 * 4 / 10 + 0x10 * 6 / 10, 0xc0 * 4 / 10 + 0x20 * 6 / 10, 0x30 * 4 / 10 + 0x30 * 6 / 10,
+            ]
+            let got = [24, 16, 8, 0].map { (centre >> UInt32($0)) & 0xFF }
+            #expect(
+                zip(got, expected).allSatisfy { ($0 > $1 ? $0 - $1 : $1 - $0) <= 1 },
+                "\(got), expected \(expected)"
+            )
+        }
     }
 }
