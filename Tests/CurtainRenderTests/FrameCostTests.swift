@@ -13,6 +13,30 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
     /// blurs by 3-tap passes, the blurred image kept per σ (opacity applied as it composites),
     /// the layers under an opaquely cleared destination drawn around it.
     @Suite struct FrameCostTests {
+        /// A renderer of the scene document `json` (written to a temporary file, read, removed).
+        static func renderer(_ json: String, cacheBytes: Int = SceneRenderer.Limits.cacheBytes) throws -> SceneRenderer
+        {
+            let path = "/tmp/curtain-frame-cost-\(getpid())-\(json.hashValue).scene.json"
+            defer { unlink(path) }
+            let file = fopen(path, "w")!
+            fputs(json, file)
+            fclose(file)
+            return try SceneRenderer(sceneFile: path, cacheBytes: cacheBytes)
+        }
+
+        /// The largest difference of one premultiplied channel between two images of one size.
+        static func worstDifference(_ a: Image, _ b: Image) -> UInt32 {
+            var worst: UInt32 = 0
+            for (p, q) in zip(a.pixels, b.pixels) where p != q {
+                for shift: UInt32 in [0, 8, 16, 24] {
+                    let x = (p >> shift) & 0xFF
+                    let y = (q >> shift) & 0xFF
+                    worst = max(worst, x > y ? x - y : y - x)
+                }
+            }
+            return worst
+        }
+
         /// A single opaque white pixel in a black image, blurred: the variance of the spread
         /// (per axis) is the one asked for, by 3-tap passes at and below `Blur.tapVariance`, by
         /// boxes above it.
@@ -82,8 +106,6 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
         /// its frame: the rows between its corners, rounded inwards. Not with a mask showing,
         /// below opacity 1, or turned.
         @Test func clearedInteriorOfARoundedPanel() throws {
-            let path = "/tmp/curtain-panel-\(getpid()).scene.json"
-            defer { unlink(path) }
             let json = """
                 {"name": "panel", "layers": [
                   {"id": "ground", "bounds": [0, 0, 100, 100], "position": [50, 50], "backgroundColor": "#ffffff"},
@@ -92,10 +114,7 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
                   {"id": "hole", "bounds": [0, 0, 10, 10], "position": [5, 5], "backgroundColor": "#000000"}
                 ]}
                 """
-            let file = fopen(path, "w")!
-            fputs(json, file)
-            fclose(file)
-            let renderer = try SceneRenderer(sceneFile: path)
+            let renderer = try Self.renderer(json)
             let (scene, index) = try renderer.resolve(width: 100, height: 100)
             func interior(_ values: [String: Value]) -> PixelRect? {
                 SceneRenderer.clearedInterior(scene.layers, from: 0, values: values, index: index)?.rect
@@ -110,7 +129,7 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
 
             // Drawn incrementally (the ground kept from the last frame outside the panel), the
             // frame is an uncached full render's, as the panel moves.
-            let reference = try SceneRenderer(sceneFile: path, cacheBytes: 0)
+            let reference = try Self.renderer(json, cacheBytes: 0)
             let kept = try renderer.makeFrame(width: 100, height: 100)
             var previous: [String: Value]? = nil
             for y in [60.25, 55.5, 40.0, 75.75] {
@@ -142,15 +161,10 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
                 """
             }
             func render(_ json: String, opacity: Double = opacity) throws -> Image {
-                let path = "/tmp/curtain-fold-\(getpid())-\(json.count).scene.json"
-                defer { unlink(path) }
-                let file = fopen(path, "w")!
-                fputs(json, file)
-                fclose(file)
                 let values: [String: Value] = [
                     "fading.opacity": .scalar(opacity), "window.scale": .scalar(1.05), "hole.rotation": .scalar(0.3),
                 ]
-                return try SceneRenderer(sceneFile: path, cacheBytes: 0).render(values: values, width: 100, height: 100)
+                return try Self.renderer(json, cacheBytes: 0).render(values: values, width: 100, height: 100)
             }
             let folded = try render(scene(extra: ""))
             let general = try render(
@@ -161,14 +175,7 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
             )
             let without = try render(scene(extra: ""), opacity: 0)
             let covered = zip(folded.pixels, without.pixels).filter { $0 != $1 }.count
-            var worst: UInt32 = 0
-            for (a, b) in zip(folded.pixels, general.pixels) {
-                for shift: UInt32 in [0, 8, 16, 24] {
-                    let x = (a >> shift) & 0xFF
-                    let y = (b >> shift) & 0xFF
-                    worst = max(worst, x > y ? x - y : y - x)
-                }
-            }
+            let worst = Self.worstDifference(folded, general)
             #expect(worst <= 1, "opacity \(opacity): pixels differ by up to \(worst)/255")
             #expect(covered > 500, "the sublayer shows in the hole (\(covered) pixels)")
         }
@@ -191,13 +198,8 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
                   {"id": "shape", "bounds": [0, 0, 60, 60], "position": [50, 50], "backgroundColor": "#000000"}
                 ]}
                 """
-            let path = "/tmp/curtain-fade-\(getpid()).scene.json"
-            defer { unlink(path) }
-            let file = fopen(path, "w")!
-            fputs(json, file)
-            fclose(file)
             let values: [String: Value] = ["card.opacity": .scalar(opacity), "window.opacity": .scalar(opacity)]
-            let image = try SceneRenderer(sceneFile: path, cacheBytes: 0).render(
+            let image = try Self.renderer(json, cacheBytes: 0).render(
                 values: values,
                 width: 100,
                 height: 200
@@ -241,12 +243,7 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
                 """
             }
             func render(_ json: String) throws -> (Image, Bool?) {
-                let path = "/tmp/curtain-veil-\(getpid())-\(json.count).scene.json"
-                defer { unlink(path) }
-                let file = fopen(path, "w")!
-                fputs(json, file)
-                fclose(file)
-                let renderer = try SceneRenderer(sceneFile: path)
+                let renderer = try Self.renderer(json)
                 let values: [String: Value] = ["veil.blurRadius": .scalar(6), "veil.opacity": .scalar(0.4)]
                 let image = try renderer.render(values: values, width: 64, height: 64)
                 return (image, renderer.cache.blurredLayer("veil")?.flattened)
@@ -261,14 +258,7 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
             )
             #expect(flattened == true)
             #expect(notFlattened == false)
-            var worst: UInt32 = 0
-            for (a, b) in zip(flat.pixels, general.pixels) {
-                for shift: UInt32 in [0, 8, 16, 24] {
-                    let x = (a >> shift) & 0xFF
-                    let y = (b >> shift) & 0xFF
-                    worst = max(worst, x > y ? x - y : y - x)
-                }
-            }
+            let worst = Self.worstDifference(flat, general)
             #expect(worst <= 1, "flattened and general differ by up to \(worst)/255")
             let centre = flat.pixels[32 * flat.width + 32]
             let expected: [UInt32] = [
