@@ -294,9 +294,9 @@ public final class SceneRenderer {
         return damage
     }
 
-    /// Top-level layers drawn straight over an opaque colour that covers the frame — the layer
-    /// below them only a background colour (opaque, square, not turned, no contents,
-    /// sublayers, mask or effects, opacity 1) — with that colour (`Painter.opaqueBelow`).
+    /// Blurred top-level layers drawn straight over an opaque colour that covers the frame —
+    /// the layer below them plain (`Painter.isPlain`) and only a background colour (opaque,
+    /// square, not turned, opacity 1) — with that colour (`Painter.opaqueBelow`).
     static func opaqueColoursBelow(
         _ layers: [SceneLayer],
         values: [String: Value],
@@ -305,12 +305,13 @@ public final class SceneRenderer {
         screen: PixelRect
     ) -> [String: Color] {
         var found: [String: Color] = [:]
-        for (below, layer) in zip(layers, layers.dropFirst()) where below.role == .overlay {
-            guard !index.maskIDs.contains(below.id), below.sublayers.isEmpty, below.mask == nil,
-                below.contents == nil, below.gradient == nil, below.path == nil, below.text == nil, !below.retained
+        for (below, layer) in zip(layers, layers.dropFirst())
+        where layer.role == .overlay && LayerPresentation(layer, values: values).blurRadius > 0 {
+            guard !index.maskIDs.contains(below.id), below.contents == nil, below.gradient == nil,
+                below.path == nil, below.text == nil
             else { continue }
             let p = LayerPresentation(below, values: values)
-            guard p.isVisible, p.opacity >= 1, p.cornerRadius == 0, !Painter.needsEffects(below, p),
+            guard Painter.isPlain(below, p), p.isVisible, p.opacity >= 1, p.cornerRadius == 0,
                 let colour = p.backgroundColor, colour.alpha >= 1
             else { continue }
             let m = device.concat(.geometry(p))
