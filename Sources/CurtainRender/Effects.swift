@@ -547,13 +547,17 @@ final class BlurredLayer {
     private var last: (kernel: [Int], factor: Int, surface: OpaquePointer)?
     /// Blurred images made so far.
     private var blurs = 0
-    /// The last faded image (`faded`): of which image, made after how many blurs, at which
-    /// opacity, over which colour; `view` is its opaque (RGB24) alias when over a colour.
-    private var fade:
-        (
-            source: OpaquePointer, blurs: Int, opacity: Double, over: Color?, surface: OpaquePointer,
-            view: OpaquePointer?
-        )?
+    /// The last faded image (`faded`) and what it was made from.
+    private struct Fade {
+        /// Of which image, made after how many blurs, at which opacity, over which colour.
+        var source: OpaquePointer, blurs: Int, opacity: Double, over: Color?
+        var surface: OpaquePointer
+        /// Over a colour: an opaque (RGB24) view of the same pixels, which is what is drawn.
+        var view: OpaquePointer?
+        var drawn: OpaquePointer { view ?? surface }
+        func destroyView() { if let view { cairo_surface_destroy(view) } }
+    }
+    private var fade: Fade?
     /// Whether each reduction is opaque everywhere (`isOpaque`), once known.
     private var opaqueLevels: [Int: Bool] = [:]
 
@@ -573,7 +577,7 @@ final class BlurredLayer {
         for case let level? in levels { cairo_surface_destroy(level) }
         if let last { cairo_surface_destroy(last.surface) }
         if let fade {
-            if let view = fade.view { cairo_surface_destroy(view) }
+            fade.destroyView()
             cairo_surface_destroy(fade.surface)
         }
     }
@@ -638,12 +642,12 @@ final class BlurredLayer {
     /// one's address).
     func faded(_ surface: OpaquePointer, opacity: Double, over: Color? = nil) -> OpaquePointer {
         if let fade, fade.source == surface, fade.blurs == blurs, fade.opacity == opacity, fade.over == over {
-            return fade.view ?? fade.surface
+            return fade.drawn
         }
-        if let view = fade?.view { cairo_surface_destroy(view) }
+        fade?.destroyView()
         let width = cairo_image_surface_get_width(surface)
         let height = cairo_image_surface_get_height(surface)
-        // The last faded image's pixels are reused when the size is the same (cleared first).
+        // The last faded image's pixels are reused when the size is the same (overwritten).
         let target: OpaquePointer
         if let fade, cairo_image_surface_get_width(fade.surface) == width,
             cairo_image_surface_get_height(fade.surface) == height
@@ -678,8 +682,9 @@ final class BlurredLayer {
             )
         }
         cairo_destroy(cr)
-        fade = (surface, blurs, opacity, over, target, view)
-        return view ?? target
+        let made = Fade(source: surface, blurs: blurs, opacity: opacity, over: over, surface: target, view: view)
+        fade = made
+        return made.drawn
     }
 
     /// The image to draw for a frame with blur `sigma` (device pixels), and the factor to
