@@ -282,7 +282,7 @@ final class LayerCache {
     private(set) var bytes = 0
     private var entries: [String: (key: Key, entry: Entry?)] = [:]
     private var textBoxes: [String: Box] = [:]
-    /// Blurred layers' kept pixels (Effects.swift), one per layer, counted in `bytes`.
+    /// Blurred layers' kept pixels (Blur.swift), one per layer, counted in `bytes`.
     private var blurredLayers: [String: BlurredLayer] = [:]
     /// A 1×1 surface's context for measuring text, made on first use.
     private var scratchContext: (surface: OpaquePointer, cr: OpaquePointer)?
