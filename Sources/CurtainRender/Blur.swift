@@ -238,11 +238,17 @@ extension Blur {
     /// Below this σ (device pixels) a layer is drawn sharp: the three boxes would be one pixel wide.
     static let smallestSigma = 0.5
     /// Reductions of a blurred layer's pixels, each half the previous (1 is the image itself).
-    static let factors = [1, 2, 4]
+    static let factors = [1, 2, 4, 8]
     /// The smallest σ, in device pixels, blurred from the ¼ image: just above its own
     /// softening (`inherentSigma(4)`, 1.98). What is left to blur there is small, and 3-tap
     /// passes (`threeTap`) blur small variances exactly, where boxes 1 or 3 pixels wide could not.
     static let quarterFrom = 2.0
+    /// The smallest σ blurred from the ⅛ image: where the ¼ image's 3-tap passes end
+    /// (`tapVariance` in its pixels at √(16 · 2 + 1.98²) = 5.993; rounded down). Above it the ¼ image would need
+    /// the boxes, 3–4 ms a frame at 1080p; the ⅛ image has a quarter of its pixels, and from
+    /// here on the ⅛ grid's aliasing is no larger than the ¼ grid's at `quarterFrom`
+    /// (σ ≥ ¾ of the factor).
+    static let eighthFrom = 5.99
 
     /// The softening of a reduction by `factor` and its bilinear enlargement, as a standard
     /// deviation in device pixels: the reduction averages factor × factor pixels (variance
@@ -257,7 +263,7 @@ extension Blur {
     /// what is left is √(σ² − inherent²) / factor (none when the reduction alone softens as much).
     static func plan(sigma: Double) -> (level: Int, sigma: Double) {
         guard sigma >= smallestSigma, sigma.isFinite else { return (0, 0) }
-        let level = sigma >= quarterFrom ? 2 : 1
+        let level = sigma >= eighthFrom ? 3 : sigma >= quarterFrom ? 2 : 1
         let inherent = inherentSigma(factors[level])
         return (level, max(sigma * sigma - inherent * inherent, 0).squareRoot() / Double(factors[level]))
     }

@@ -96,7 +96,14 @@ extension Painter {
     /// softening, and scales it up with bilinear filtering onto the frame, with the opacity.
     /// Only the small image is blurred, and only when the kernel changes (`Blur.kernel`: box
     /// widths and tap weights are whole numbers, so neighbouring σ share one).
-    func drawBlurred(_ layer: SceneLayer, _ p: LayerPresentation) {
+    /// What a blurred layer's kept pixels are made for (`BlurredLayer.Key`), the layer as
+    /// they are drawn (opacity 1, sharp), and its σ in device pixels.
+    func blurredKey(
+        _ layer: SceneLayer,
+        _ p: LayerPresentation
+    ) -> (
+        key: BlurredLayer.Key, flat: LayerPresentation, sigma: Double
+    ) {
         let parent = matrix
         let m = parent.concat(.geometry(p))
         let sigma = p.blurRadius * max(abs(m.a * m.d - m.b * m.c).squareRoot(), 1e-6)
@@ -115,6 +122,26 @@ extension Painter {
             width: Int(cairo_image_surface_get_width(target)),
             height: Int(cairo_image_surface_get_height(target))
         )
+        return (key, flat, sigma)
+    }
+
+    /// Whether a top-level blurred layer drawn now paints every pixel opaquely — its kept
+    /// pixels opaque everywhere (`BlurredLayer.isOpaque`) and drawn at opacity 1 or flattened
+    /// onto the colour below (`opaqueBelow`) — so that what is below it need not be drawn
+    /// (seed 003's black container: a 1080p copy a frame). False until its pixels are kept.
+    func blurCovers(_ layer: SceneLayer) -> Bool {
+        let p = LayerPresentation(layer, values: values)
+        guard p.isVisible, layer.role == .overlay, p.blurRadius > 0, !p.transform.hasDepth else { return false }
+        let (key, _, sigma) = blurredKey(layer, p)
+        guard let blurred = cache?.blurred(for: layer.id, key: key) else { return false }
+        let factor = Blur.factors[Blur.plan(sigma: sigma).level]
+        return blurred.isOpaque(factor: factor)
+            && (p.opacity >= 1 || (factor >= 2 && opaqueBelow[layer.id] != nil))
+    }
+
+    func drawBlurred(_ layer: SceneLayer, _ p: LayerPresentation) {
+        let parent = matrix
+        let (key, flat, sigma) = blurredKey(layer, p)
         let made = cache?.blurred(for: layer.id, key: key)
         let blurred =
             made

@@ -34,6 +34,9 @@ public final class SceneRenderer {
     /// The previous screen the frame buffer was last drawn with (an incremental frame drawn
     /// with another one repaints everything: retained layers show it).
     weak var lastPreviousScreen: Image?
+    /// The index of the top-level layer the last frame's drawing began with (the layers
+    /// below it were occluded; tests).
+    private(set) var firstDrawn = 0
 
     /// Reads, validates (at the declared default parameters) and loads every asset of a scene file.
     /// `cacheBytes` bounds the pixels kept for static layers (0 turns the cache off).
@@ -225,11 +228,34 @@ public final class SceneRenderer {
         cairo_rectangle(cr, Double(damage.x), Double(damage.y), Double(damage.width), Double(damage.height))
         cairo_clip(cr)
         if scale != 1 { cairo_scale(cr, Double(scale), Double(scale)) }
+        var painter = Painter(
+            index: index,
+            assets: assets,
+            values: values,
+            textVariant: textVariant,
+            cr: cr,
+            cache: cache,
+            extents: extents,
+            screen: screen,
+            previousScreen: previousScreen
+        )
+        painter.opaqueBelow = Self.opaqueColoursBelow(
+            scene.layers,
+            values: values,
+            index: index,
+            device: device,
+            screen: screen
+        )
         // Occlusion: the topmost layer whose cached pixels are opaque over the whole region
-        // hides everything below it (and copies over the old pixels: no clear needed).
+        // (or a blurred layer that paints the whole frame opaquely) hides everything below it
+        // (and paints over the old pixels: no clear needed).
         var cover: Int? = nil
         for (i, layer) in scene.layers.enumerated().reversed()
         where layer.role == .overlay && !index.maskIDs.contains(layer.id) {
+            if painter.blurCovers(layer) {
+                cover = i
+                break
+            }
             let p = LayerPresentation(layer, values: values)
             guard p.isVisible, p.opacity >= 1, layer.mask == nil, !Painter.needsEffects(layer, p),
                 !(layer.retained && previousScreen != nil)
@@ -250,6 +276,7 @@ public final class SceneRenderer {
         // below it there: those layers are drawn around it (a clip of pixel-aligned boxes, which
         // cairo keeps as a region), not drawn and then cleared.
         let first = cover ?? 0
+        firstDrawn = first
         let hole = Self.clearedInterior(scene.layers, from: first, values: values, index: index, device: device)
             .flatMap { found in found.rect.intersection(damage).map { ($0, found.layer) } }
         if let (rect, _) = hole {
@@ -269,24 +296,6 @@ public final class SceneRenderer {
             cairo_paint(cr)
             cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
         }
-        var painter = Painter(
-            index: index,
-            assets: assets,
-            values: values,
-            textVariant: textVariant,
-            cr: cr,
-            cache: cache,
-            extents: extents,
-            screen: screen,
-            previousScreen: previousScreen
-        )
-        painter.opaqueBelow = Self.opaqueColoursBelow(
-            scene.layers,
-            values: values,
-            index: index,
-            device: device,
-            screen: screen
-        )
         for (i, layer) in scene.layers.enumerated().dropFirst(first) {
             if let (_, below) = hole, i == below { cairo_restore(cr) }
             painter.draw(layer)

@@ -86,17 +86,18 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
                 cairo_rectangle(cr, 10, 10, 20, 20)
                 cairo_fill(cr)
             }
-            let a = layer.frame(sigma: 6)
-            let b = layer.frame(sigma: 6)
+            let a = layer.frame(sigma: 4)
+            let b = layer.frame(sigma: 4)
             #expect(a.factor == 4 && a.surface == b.surface)
-            let c = layer.frame(sigma: 7)
-            #expect(Blur.kernel(sigma: Blur.plan(sigma: 7).sigma) != Blur.kernel(sigma: Blur.plan(sigma: 6).sigma))
+            let c = layer.frame(sigma: 5)
+            #expect(Blur.kernel(sigma: Blur.plan(sigma: 5).sigma) != Blur.kernel(sigma: Blur.plan(sigma: 4).sigma))
             #expect(c.surface != a.surface)
-            // σ 10 and 10.05 give the same three boxes at ¼ size: the same pixels, kept.
-            #expect(Blur.kernel(sigma: Blur.plan(sigma: 10).sigma) == Blur.kernel(sigma: Blur.plan(sigma: 10.05).sigma))
-            let e = layer.frame(sigma: 10)
-            #expect(layer.frame(sigma: 10.05).surface == e.surface)
-            #expect(layer.frame(sigma: 6).surface != e.surface)
+            // σ 20 and 20.05 give the same three boxes at ⅛ size: the same pixels, kept.
+            #expect(Blur.kernel(sigma: Blur.plan(sigma: 20).sigma) == Blur.kernel(sigma: Blur.plan(sigma: 20.05).sigma))
+            let e = layer.frame(sigma: 20)
+            #expect(e.factor == 8)
+            #expect(layer.frame(sigma: 20.05).surface == e.surface)
+            #expect(layer.frame(sigma: 4).surface != e.surface)
             // σ below the reduction's own softening: the reduction itself, not blurred.
             let d = layer.frame(sigma: Blur.inherentSigma(2))
             #expect(d.factor == 2 && d.surface == layer.level(1))
@@ -269,6 +270,33 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
                 zip(got, expected).allSatisfy { ($0 > $1 ? $0 - $1 : $1 - $0) <= 1 },
                 "\(got), expected \(expected)"
             )
+        }
+
+        /// Once its pixels are kept, a blurred layer that paints the whole frame opaquely
+        /// (flattened onto the colour below, or at opacity 1) is where drawing begins: the
+        /// colour below is not drawn first. A translucent one (not flattened: the sharp
+        /// image at σ < 0.5) is not; the pixels equal an uncached render's either way.
+        @Test func aBlurThatCoversTheFrameHidesWhatIsBelow() throws {
+            let json = """
+                {"name": "veil", "layers": [
+                  {"id": "base", "bounds": [0, 0, 64, 64], "position": [32, 32], "backgroundColor": "#102030"},
+                  {"id": "veil", "bounds": [0, 0, 64, 64], "position": [32, 32], "backgroundColor": "#f0c030",
+                   "sublayers": [{"id": "dot", "bounds": [0, 0, 8, 8], "position": [20, 20], "backgroundColor": "#2040f0"}]}
+                ]}
+                """
+            let renderer = try Self.renderer(json)
+            let reference = try Self.renderer(json, cacheBytes: 0)
+            let image = try renderer.makeFrame(width: 64, height: 64)
+            for (sigma, opacity, first) in [(6.0, 0.4, 1), (6.0, 0.7, 1), (6.0, 1.0, 1), (0.3, 0.5, 0), (3.0, 0.5, 1)] {
+                let values: [String: Value] = ["veil.blurRadius": .scalar(sigma), "veil.opacity": .scalar(opacity)]
+                // The first frame at a σ makes the kept pixels; the second may use them.
+                try renderer.render(values: values, into: image, previous: nil)
+                try renderer.render(values: values, into: image, previous: nil)
+                #expect(renderer.firstDrawn == first, "σ \(sigma), opacity \(opacity)")
+                let expected = try reference.render(values: values, width: 64, height: 64)
+                let worst = Self.worstDifference(image, expected)
+                #expect(worst <= 1, "σ \(sigma), opacity \(opacity): differs by up to \(worst)/255")
+            }
         }
     }
 }

@@ -238,7 +238,7 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
         }
 
         /// A blur is drawn from a reduction of the layer (½ from σ = 0.5 device pixels, ¼ from
-        /// σ = 4; sharp below 0.5), and the σ left to apply there adds up, with the reduction's own
+        /// σ = 2, ⅛ from σ = 5.99; sharp below 0.5), and the σ left to apply there adds up, with the reduction's own
         /// softening, to the σ asked for (variances add).
         @Test func blurPlanAtItsBoundaries() {
             #expect(Blur.plan(sigma: 0).level == 0)
@@ -246,6 +246,11 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
             #expect(Blur.plan(sigma: Blur.smallestSigma).level == 1)
             #expect(Blur.plan(sigma: Blur.quarterFrom.nextDown).level == 1)
             #expect(Blur.plan(sigma: Blur.quarterFrom).level == 2)
+            #expect(Blur.plan(sigma: Blur.eighthFrom.nextDown).level == 2)
+            #expect(Blur.plan(sigma: Blur.eighthFrom).level == 3)
+            // The ¼ image's 3-tap passes reach just short of the ⅛ reduction.
+            let quarter = Blur.plan(sigma: Blur.eighthFrom.nextDown).sigma
+            #expect(Blur.tapPasses(variance: quarter * quarter) != nil)
             #expect(Blur.plan(sigma: .infinity).level == 0)
             for sigma in [1.0, 2.5, 6, 20, 80] {
                 let plan = Blur.plan(sigma: sigma)
