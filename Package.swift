@@ -157,7 +157,9 @@ let package = Package(
         ),
         // Animated WebP previews (libwebpmux's WebPAnimEncoder; Debian's libwebp-dev).
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpmux", providers: [.apt(["libwebp-dev"])]),
-        .target(name: "CurtainRender", dependencies: ["CCairo", "CWebP", "CurtainCore"]),
+        .target(name: "CurtainRender", dependencies: ["CCairo", "CWebP", "CurtainCore", "CPixelLoops"]),
+        // The blur's innermost loop, built for AVX2 and for the baseline (Sources/CPixelLoops/mix.c).
+        .target(name: "CPixelLoops"),
         // `curtainctl render`: run by curtainctl, so that curtainctl itself never loads cairo.
         .executableTarget(
             name: "curtainctl-render",

@@ -1,4 +1,5 @@
 import CCairo
+import CPixelLoops
 import CurtainCore
 
 #if canImport(Glibc)
@@ -43,27 +44,30 @@ enum Blur {
         return boxes(sigma: sigma).filter { $0 > 1 }
     }
 
-    static func gaussian(_ surface: OpaquePointer, sigma: Double) {
+    /// The blur, its rows and columns split into `bands` run at once (the same pixels for any count).
+    static func gaussian(_ surface: OpaquePointer, sigma: Double, bands: Int = Bands.count) {
         let kernel = kernel(sigma: sigma)
         if kernel.count == 2, kernel[0] < 0 {
-            threeTap(surface, side: UInt32(kernel[1]), passes: -kernel[0])
+            threeTap(surface, side: UInt32(kernel[1]), passes: -kernel[0], bands: bands)
             return
         }
         let widths = kernel
         guard !widths.isEmpty else { return }
         withPixels(surface) { pixels, w, h, stride in
-            let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: w)
             let copy = UnsafeMutablePointer<UInt32>.allocate(capacity: w * h)
             let sums = UnsafeMutablePointer<UInt32>.allocate(capacity: 4 * w)
             defer {
-                scratch.deallocate()
                 copy.deallocate()
                 sums.deallocate()
             }
             for width in widths {
                 let r = width / 2
-                for y in 0..<h { box(pixels + y * stride, step: 1, count: w, radius: r, scratch) }
-                boxColumns(pixels, stride: stride, width: w, height: h, radius: r, copy, sums)
+                Bands.run(h, bands: bands) { rows in
+                    let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: w)
+                    defer { scratch.deallocate() }
+                    for y in rows { box(pixels + y * stride, step: 1, count: w, radius: r, scratch) }
+                }
+                boxColumns(pixels, stride: stride, width: w, height: h, radius: r, copy, sums, bands: bands)
             }
         }
     }
@@ -101,12 +105,11 @@ enum Blur {
     /// passes for a variance) in each direction: variances add up to `variance`. Edges clamp, like the boxes.
     /// Two premultiplied channels per 32-bit multiplication (0x00RR00BB, 0x00AA00GG): each
     /// lane stays below 2^16 (255 × 256 + 128).
-    static func threeTap(_ surface: OpaquePointer, side: UInt32, passes: Int) {
+    static func threeTap(_ surface: OpaquePointer, side: UInt32, passes: Int, bands: Int = Bands.count) {
         guard side > 0, side < 128 else { return }
         let centre = 256 - 2 * side
         withPixels(surface) { pixels, w, h, stride in
-            let rows = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * w)
-            defer { rows.deallocate() }
+            // For the edges (the rest is curtain_mix3: CPixelLoops).
             @inline(__always) func mix(_ a: UInt32, _ b: UInt32, _ c: UInt32) -> UInt32 {
                 let m: UInt32 = 0x00FF_00FF
                 let lo = ((a & m) &* side &+ (b & m) &* centre &+ (c & m) &* side &+ 0x0080_0080) >> 8
@@ -114,28 +117,35 @@ enum Blur {
                 return (lo & m) | (hi & ~m)
             }
             for _ in 0..<passes {
-                // Rows: from a copy of the row, so that each pixel's three inputs are plain loads
-                // and the inner loop carries nothing from one pixel to the next (vectorised).
-                let copy = rows
-                for y in 0..<h {
-                    let line = pixels + y * stride
-                    copy.update(from: line, count: w)
-                    line[0] = mix(copy[0], copy[0], copy[min(1, w - 1)])
-                    if w > 2 {
-                        for x in 1..<(w - 1) { line[x] = mix(copy[x - 1], copy[x], copy[x + 1]) }
+                // Rows: from a copy of the row, so that each pixel's three inputs are plain loads.
+                Bands.run(h, bands: bands) { rows in
+                    let copy = UnsafeMutablePointer<UInt32>.allocate(capacity: w)
+                    defer { copy.deallocate() }
+                    for y in rows {
+                        let line = pixels + y * stride
+                        copy.update(from: line, count: w)
+                        line[0] = mix(copy[0], copy[0], copy[min(1, w - 1)])
+                        if w > 2 { curtain_mix3(line + 1, copy, copy + 1, copy + 2, w - 2, side) }
+                        if w > 1 { line[w - 1] = mix(copy[w - 2], copy[w - 1], copy[w - 1]) }
                     }
-                    if w > 1 { line[w - 1] = mix(copy[w - 2], copy[w - 1], copy[w - 1]) }
                 }
-                // Columns, row after row (memory order): the previous row's original pixels kept.
-                var above = rows
-                var current = rows + w
-                above.update(from: pixels, count: w)
-                for y in 0..<h {
-                    let line = pixels + y * stride
-                    current.update(from: line, count: w)
-                    let below = pixels + min(y + 1, h - 1) * stride
-                    for x in 0..<w { line[x] = mix(above[x], current[x], below[x]) }
-                    swap(&above, &current)
+                // Columns, row after row (memory order), each band a range of columns: the
+                // previous row's original pixels kept.
+                Bands.run(w, bands: bands) { columns in
+                    let n = columns.count
+                    let kept = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * n)
+                    defer { kept.deallocate() }
+                    var above = kept
+                    var current = kept + n
+                    let first = pixels + columns.lowerBound
+                    above.update(from: first, count: n)
+                    for y in 0..<h {
+                        let line = first + y * stride
+                        current.update(from: line, count: n)
+                        let below = y + 1 < h ? first + (y + 1) * stride : current
+                        curtain_mix3(line, above, current, below, n, side)
+                        swap(&above, &current)
+                    }
                 }
             }
         }
@@ -156,7 +166,7 @@ enum Blur {
 
     /// The vertical box pass for every column at once, row after row (the same sums as `box`
     /// down each column, but reading memory in order: a column walk misses the cache at every
-    /// pixel). `copy` holds width × height pixels, `sums` 4 × width.
+    /// pixel), each of `bands` a range of columns. `copy` holds width × height pixels, `sums` 4 × width.
     static func boxColumns(
         _ pixels: UnsafeMutablePointer<UInt32>,
         stride: Int,
@@ -164,15 +174,34 @@ enum Blur {
         height h: Int,
         radius r: Int,
         _ copy: UnsafeMutablePointer<UInt32>,
-        _ sums: UnsafeMutablePointer<UInt32>
+        _ sums: UnsafeMutablePointer<UInt32>,
+        bands: Int = 1
     ) {
-        for y in 0..<h { (copy + y * w).update(from: pixels + y * stride, count: w) }
+        Bands.run(h, bands: bands) { rows in
+            for y in rows { (copy + y * w).update(from: pixels + y * stride, count: w) }
+        }
+        Bands.run(w, bands: bands) { columns in
+            boxColumns(pixels, stride: stride, width: w, height: h, radius: r, copy, sums, columns: columns)
+        }
+    }
+
+    /// `boxColumns` for the columns `columns` (from `copy`, already made).
+    static func boxColumns(
+        _ pixels: UnsafeMutablePointer<UInt32>,
+        stride: Int,
+        width w: Int,
+        height h: Int,
+        radius r: Int,
+        _ copy: UnsafeMutablePointer<UInt32>,
+        _ sums: UnsafeMutablePointer<UInt32>,
+        columns: Range<Int>
+    ) {
         let last = h - 1
         let divide = Divider(UInt32(2 * r + 1))
-        sums.update(repeating: 0, count: 4 * w)
+        (sums + 4 * columns.lowerBound).update(repeating: 0, count: 4 * columns.count)
         for i in -r...r {
             let row = copy + min(max(i, 0), last) * w
-            for x in 0..<w {
+            for x in columns {
                 let p = row[x]
                 sums[4 * x] &+= p & 0xFF
                 sums[4 * x + 1] &+= (p >> 8) & 0xFF
@@ -184,7 +213,7 @@ enum Blur {
             let out = pixels + y * stride
             let add = copy + min(y + r + 1, last) * w
             let sub = copy + max(y - r, 0) * w
-            for x in 0..<w {
+            for x in columns {
                 let s = sums + 4 * x
                 out[x] = divide(s[3]) << 24 | divide(s[2]) << 16 | divide(s[1]) << 8 | divide(s[0])
                 let a = add[x]
@@ -344,6 +373,9 @@ final class BlurredLayer {
         }
     }
 
+    /// Blurred images made so far (tests).
+    var blurredImages: Int { blurs }
+
     /// Whether the last faded image was flattened onto an opaque colour (tests).
     var flattened: Bool { fade?.view != nil }
 
@@ -450,9 +482,9 @@ final class BlurredLayer {
     }
 
     /// The image to draw for a frame with blur `sigma` (device pixels), and the factor to
-    /// enlarge it by: the sharp image (factor 1), or the reduction blurred. The opacity is the
-    /// caller's (applied as it composites).
-    func frame(sigma: Double) -> (factor: Int, surface: OpaquePointer) {
+    /// enlarge it by: the sharp image (factor 1), or the reduction blurred (in `bands`). The
+    /// opacity is the caller's (applied as it composites).
+    func frame(sigma: Double, bands: Int = Bands.count) -> (factor: Int, surface: OpaquePointer) {
         let plan = Blur.plan(sigma: sigma)
         let factor = Blur.factors[plan.level]
         if factor == 1 { return (1, level(0)) }
@@ -462,19 +494,26 @@ final class BlurredLayer {
             return (factor, last.surface)
         }
         let small = level(plan.level)
-        let surface = cairo_image_surface_create(
-            CAIRO_FORMAT_ARGB32,
-            cairo_image_surface_get_width(small),
-            cairo_image_surface_get_height(small)
-        )!
+        let width = cairo_image_surface_get_width(small)
+        let height = cairo_image_surface_get_height(small)
+        // The last blurred image's pixels are reused when the size is the same (overwritten):
+        // a new 2 MB image costs its pages' faults and zeroing (≈ 0.3 ms) every frame.
+        let surface: OpaquePointer
+        if let last, cairo_image_surface_get_width(last.surface) == width,
+            cairo_image_surface_get_height(last.surface) == height
+        {
+            surface = last.surface
+        } else {
+            if let last { cairo_surface_destroy(last.surface) }
+            surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height)!
+        }
         let cr = cairo_create(surface)!
         cairo_set_source_surface(cr, small, 0, 0)
         cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
         cairo_paint(cr)
         cairo_destroy(cr)
-        Blur.gaussian(surface, sigma: plan.sigma)
+        Blur.gaussian(surface, sigma: plan.sigma, bands: bands)
         blurs += 1
-        if let last { cairo_surface_destroy(last.surface) }
         last = (kernel, factor, surface)
         return (factor, surface)
     }

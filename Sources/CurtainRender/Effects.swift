@@ -153,7 +153,7 @@ extension Painter {
                 painter.drawBody(layer, flat)
             }
         if made == nil { cache?.keep(blurred, for: layer.id) }
-        var (factor, surface) = blurred.frame(sigma: sigma)
+        var (factor, surface) = blurred.frame(sigma: sigma, bands: bands)
         // From a reduction, the opacity is applied to the small image before it is enlarged,
         // and kept until the image or the opacity change: enlarging with a constant alpha costs
         // pixman ≈ 1–2 ms more per 1080p frame than enlarging alone, fading ¼ or 1/16 of the
@@ -171,6 +171,7 @@ extension Painter {
         cairo_save(cr)
         defer { cairo_restore(cr) }
         cairo_identity_matrix(cr)
+        if alpha >= 1, factor >= 2, paintEnlargedInBands(surface, factor: factor, bands: bands) { return }
         cairo_scale(cr, Double(factor), Double(factor))
         cairo_set_source_surface(cr, surface, 0, 0)
         // Bilinear (GOOD would be the same when enlarging); PAD repeats the edge pixels at the
@@ -179,6 +180,77 @@ extension Painter {
         cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
         if alpha < 1 { cairo_paint_with_alpha(cr, alpha) } else { cairo_paint(cr) }
     }
+
+    /// Paints `source` enlarged by `factor` (bilinear, edges padded, OVER) over the whole
+    /// clip, the frame split into bands of rows painted at once (`Bands`): each band a
+    /// surface of its own over the frame's pixels and a source of its own over the image's
+    /// (two cairo objects are never used by two threads), translated by whole rows, so pixman
+    /// samples the same points as one paint would. False when it cannot (drawing into a
+    /// group, a clip that is not a set of rectangles, another operator, too few pixels to
+    /// be worth it): the caller paints it whole. The context's matrix must be the identity.
+    func paintEnlargedInBands(_ source: OpaquePointer, factor: Int, bands: Int) -> Bool {
+        guard bands > 1, cairo_get_operator(cr) == CAIRO_OPERATOR_OVER, let target = cairo_get_target(cr),
+            cairo_get_group_target(cr) == target, cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE,
+            cairo_surface_get_type(source) == CAIRO_SURFACE_TYPE_IMAGE
+        else { return false }
+        var dx = 0.0
+        var dy = 0.0
+        cairo_surface_get_device_offset(target, &dx, &dy)
+        let format = cairo_image_surface_get_format(target)
+        guard dx == 0, dy == 0, format == CAIRO_FORMAT_ARGB32 || format == CAIRO_FORMAT_RGB24,
+            let list = cairo_copy_clip_rectangle_list(cr)
+        else { return false }
+        defer { cairo_rectangle_list_destroy(list) }
+        guard list.pointee.status == CAIRO_STATUS_SUCCESS, list.pointee.num_rectangles > 0 else { return false }
+        let rectangles = (0..<Int(list.pointee.num_rectangles)).map { list.pointee.rectangles[$0] }
+        let area = rectangles.reduce(0.0) { $0 + $1.width * $1.height }
+        guard area >= Self.smallestBandedArea else { return false }
+        cairo_surface_flush(target)
+        cairo_surface_flush(source)
+        guard let pixels = cairo_image_surface_get_data(target), let sourcePixels = cairo_image_surface_get_data(source)
+        else { return false }
+        let width = cairo_image_surface_get_width(target)
+        let stride = Int(cairo_image_surface_get_stride(target))
+        let sourceFormat = cairo_image_surface_get_format(source)
+        let sourceWidth = cairo_image_surface_get_width(source)
+        let sourceHeight = cairo_image_surface_get_height(source)
+        let sourceStride = cairo_image_surface_get_stride(source)
+        Bands.run(Int(cairo_image_surface_get_height(target)), bands: bands, minimum: 64) { rows in
+            let band = cairo_image_surface_create_for_data(
+                pixels + rows.lowerBound * stride,
+                format,
+                width,
+                Int32(rows.count),
+                Int32(stride)
+            )!
+            let image = cairo_image_surface_create_for_data(
+                sourcePixels,
+                sourceFormat,
+                sourceWidth,
+                sourceHeight,
+                sourceStride
+            )!
+            let context = cairo_create(band)!
+            cairo_translate(context, 0, -Double(rows.lowerBound))
+            for r in rectangles { cairo_rectangle(context, r.x, r.y, r.width, r.height) }
+            cairo_clip(context)
+            cairo_scale(context, Double(factor), Double(factor))
+            cairo_set_source_surface(context, image, 0, 0)
+            cairo_pattern_set_filter(cairo_get_source(context), CAIRO_FILTER_BILINEAR)
+            cairo_pattern_set_extend(cairo_get_source(context), CAIRO_EXTEND_PAD)
+            cairo_paint(context)
+            cairo_destroy(context)
+            cairo_surface_destroy(image)
+            cairo_surface_finish(band)
+            cairo_surface_destroy(band)
+        }
+        cairo_surface_mark_dirty(target)
+        return true
+    }
+
+    /// Fewest clipped pixels an enlargement is split into bands for (below it the threads'
+    /// start costs more than they save).
+    static let smallestBandedArea = 128.0 * 128.0
 
     /// A layer with a y rotation: drawn flat (scaled, unrotated) into an image, then mapped onto
     /// its perspective projection. The projection of a y rotation keeps each column of the

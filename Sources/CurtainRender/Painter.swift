@@ -34,6 +34,8 @@ struct Painter {
     /// colour (`SceneRenderer.opaqueColoursBelow`): a faded blurred layer is flattened onto it
     /// (Effects.swift). Empty inside an effect's offscreen image.
     var opaqueBelow: [String: Color] = [:]
+    /// Bands a blur and a blurred layer's enlargement are split into (`Bands`).
+    var bands = Bands.count
 
     /// Draws a layer in its stacking place (layers used as masks are skipped: they are drawn
     /// only through the layer they mask).

@@ -37,6 +37,9 @@ public final class SceneRenderer {
     /// The index of the top-level layer the last frame's drawing began with (the layers
     /// below it were occluded; tests).
     private(set) var firstDrawn = 0
+    /// Bands the blur and the enlargement of a blurred layer are split into, run at once
+    /// (`Bands`; 1: on the drawing thread alone). The pixels are the same for any count.
+    var bands = Bands.count
 
     /// Reads, validates (at the declared default parameters) and loads every asset of a scene file.
     /// `cacheBytes` bounds the pixels kept for static layers (0 turns the cache off).
@@ -239,6 +242,7 @@ public final class SceneRenderer {
             screen: screen,
             previousScreen: previousScreen
         )
+        painter.bands = bands
         painter.opaqueBelow = Self.opaqueColoursBelow(
             scene.layers,
             values: values,

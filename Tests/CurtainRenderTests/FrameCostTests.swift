@@ -88,16 +88,36 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
             }
             let a = layer.frame(sigma: 4)
             let b = layer.frame(sigma: 4)
-            #expect(a.factor == 4 && a.surface == b.surface)
-            let c = layer.frame(sigma: 5)
+            #expect(a.factor == 4 && a.surface == b.surface && layer.blurredImages == 1)
+            _ = layer.frame(sigma: 5)
             #expect(Blur.kernel(sigma: Blur.plan(sigma: 5).sigma) != Blur.kernel(sigma: Blur.plan(sigma: 4).sigma))
-            #expect(c.surface != a.surface)
+            #expect(layer.blurredImages == 2)
             // σ 20 and 20.05 give the same three boxes at ⅛ size: the same pixels, kept.
             #expect(Blur.kernel(sigma: Blur.plan(sigma: 20).sigma) == Blur.kernel(sigma: Blur.plan(sigma: 20.05).sigma))
             let e = layer.frame(sigma: 20)
-            #expect(e.factor == 8)
-            #expect(layer.frame(sigma: 20.05).surface == e.surface)
-            #expect(layer.frame(sigma: 4).surface != e.surface)
+            #expect(e.factor == 8 && layer.blurredImages == 3)
+            #expect(layer.frame(sigma: 20.05).surface == e.surface && layer.blurredImages == 3)
+            _ = layer.frame(sigma: 4)
+            #expect(layer.blurredImages == 4)
+            // Blurred again at the same size, into the same pixels: as blurred from scratch.
+            let again = Image(
+                width: Int(cairo_image_surface_get_width(a.surface)),
+                height: Int(cairo_image_surface_get_height(a.surface))
+            )
+            let copy = cairo_create(again.surface)!
+            cairo_set_source_surface(copy, layer.level(2), 0, 0)
+            cairo_set_operator(copy, CAIRO_OPERATOR_SOURCE)
+            cairo_paint(copy)
+            cairo_destroy(copy)
+            Blur.gaussian(again.surface, sigma: Blur.plan(sigma: 4).sigma)
+            cairo_surface_flush(again.surface)
+            let reused = Image(width: again.width, height: again.height)
+            let into = cairo_create(reused.surface)!
+            cairo_set_source_surface(into, layer.frame(sigma: 4).surface, 0, 0)
+            cairo_set_operator(into, CAIRO_OPERATOR_SOURCE)
+            cairo_paint(into)
+            cairo_destroy(into)
+            #expect(reused.pixels == again.pixels)
             // σ below the reduction's own softening: the reduction itself, not blurred.
             let d = layer.frame(sigma: Blur.inherentSigma(2))
             #expect(d.factor == 2 && d.surface == layer.level(1))
@@ -296,6 +316,82 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
                 let expected = try reference.render(values: values, width: 64, height: 64)
                 let worst = Self.worstDifference(image, expected)
                 #expect(worst <= 1, "σ \(sigma), opacity \(opacity): differs by up to \(worst)/255")
+            }
+        }
+
+        /// The work split into bands: contiguous ranges in order that cover everything,
+        /// boundaries on whole cache lines, no band below the minimum, at most `maximum`.
+        @Test func bandsCoverTheRangeOnce() {
+            for (total, bands) in [(1080, 2), (1080, 3), (540, 4), (31, 2), (64, 2), (1, 4), (100, 1), (1920, 9)] {
+                let ranges = Bands.split(total, bands: bands)
+                #expect(ranges.first?.lowerBound == 0 && ranges.last?.upperBound == total, "\(total), \(bands)")
+                #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+                #expect(ranges.dropFirst().allSatisfy { $0.lowerBound % Bands.alignment == 0 })
+                #expect(ranges.count <= min(bands, Bands.maximum))
+                #expect(ranges.count == 1 || ranges.allSatisfy { $0.count >= 16 })
+            }
+            #expect(Bands.split(0, bands: 2).isEmpty)
+            #expect(Bands.split(31, bands: 2).count == 1)  // below twice the minimum: not split
+            var seen = [Int](repeating: 0, count: 1000)
+            Bands.run(1000, bands: 3) { range in for i in range { seen[i] += 1 } }
+            #expect(seen.allSatisfy { $0 == 1 })
+        }
+
+        /// The blur in bands (rows, then columns, at once) gives the same pixels as on one
+        /// thread: the 3-tap passes and the boxes, on an image whose sides are not multiples
+        /// of anything.
+        @Test(arguments: [0.3, 0.9, 1.4, 3.0, 7.5])
+        func theBlurInBandsIsTheBlurOnOneThread(sigma: Double) {
+            var state: UInt32 = 2024
+            let a = Image(width: 203, height: 117)
+            Blur.withPixels(a.surface) { pixels, w, h, stride in
+                for y in 0..<h {
+                    for x in 0..<w {
+                        state = state &* 1_664_525 &+ 1_013_904_223
+                        let alpha = state >> 24
+                        // premultiplied: no channel above alpha
+                        let c = (state >> 8) & 0xFF
+                        let v = min(c, alpha)
+                        pixels[y * stride + x] = alpha << 24 | v << 16 | min(state & 0xFF, alpha) << 8 | v
+                    }
+                }
+            }
+            let b = Image(width: a.width, height: a.height)
+            let cr = cairo_create(b.surface)!
+            cairo_set_source_surface(cr, a.surface, 0, 0)
+            cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+            cairo_paint(cr)
+            cairo_destroy(cr)
+            Blur.gaussian(a.surface, sigma: sigma, bands: 1)
+            Blur.gaussian(b.surface, sigma: sigma, bands: 3)
+            let differing = zip(a.pixels, b.pixels).filter { $0 != $1 }.count
+            #expect(differing == 0, "σ \(sigma): \(differing) pixels differ")
+            #expect(Set(b.pixels).count > 100)  // blurred, not cleared
+        }
+
+        /// Seed 003 drawn with the blur and the enlargement in bands equals the frames drawn
+        /// on one thread, pixel for pixel, at σ for each reduction (½, ¼, ⅛), incrementally.
+        @Test func panelBlurInBandsIsPanelBlurOnOneThread() throws {
+            let path = YulaRenderTests.repository + "/scenes/panel-blur/panel-blur.scene.json"
+            let timeline = try Timeline(
+                document: Presets.document(named: "panel-blur")!,
+                parameters: ["screen.width": 640, "screen.height": 480]
+            )
+            let one = try SceneRenderer(sceneFile: path)
+            one.bands = 1
+            let three = try SceneRenderer(sceneFile: path)
+            three.bands = 3
+            let screen = IncrementalRenderTests.halves(640, 480)
+            let a = try one.makeFrame(width: 640, height: 480)
+            let b = try three.makeFrame(width: 640, height: 480)
+            var previous: [String: Value]? = nil
+            for time in [0.0, 0.4, 0.5, 0.7, 0.8, 0.95, 1.2, 1.7, 2.5] {
+                let values = timeline.keyedValues(timeline.evaluate(at: time))
+                try one.render(values: values, into: a, previous: previous, previousScreen: screen)
+                try three.render(values: values, into: b, previous: previous, previousScreen: screen)
+                previous = values
+                let differing = zip(a.pixels, b.pixels).filter { $0 != $1 }.count
+                #expect(differing == 0, "t = \(time): \(differing) pixels differ")
             }
         }
     }
