@@ -111,10 +111,12 @@ extension Player {
             exit(2)
         }
         let player = Player(transition: parts[0], mode: mode)
-        // BENCH_FRAME_ONLY=N: frame N alone, again and again (to `perf record` one frame).
+        // BENCH_FRAME_ONLY=N: frames N − 1 and N in turn, 2000 times (to `perf record` frame N:
+        // drawn after the frame before it, as in the transition, not after itself).
         if let only = getenv("BENCH_FRAME_ONLY").flatMap({ Int(String(cString: $0)) }) {
             for _ in 0..<2000 {
-                player.index = only
+                player.index = max(only - 1, 0)
+                _ = player.step()
                 _ = player.step()
             }
             exit(0)

@@ -1,4 +1,5 @@
 import CCairo
+import CPixelLoops
 import CurtainCore
 import Testing
 
@@ -393,6 +394,63 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
                 let differing = zip(a.pixels, b.pixels).filter { $0 != $1 }.count
                 #expect(differing == 0, "t = \(time): \(differing) pixels differ")
             }
+        }
+
+        /// The opaque enlargement (CPixelLoops) is pixman's bilinear enlargement with the edges
+        /// extended, within 1/255 (its weights are exact 16ths, rounded once; pixman's are 7-bit),
+        /// for ×2, ×4 and ×8 onto a frame whose sides are not multiples of the factor; and a
+        /// rectangle of it written alone is the same rectangle of the whole.
+        @Test(arguments: [2, 4, 8])
+        func theOpaqueEnlargementIsBilinear(factor: Int) {
+            let width = 203
+            let height = 117
+            let small = Image(width: (width + factor - 1) / factor, height: (height + factor - 1) / factor)
+            var state: UInt32 = UInt32(factor)
+            Blur.withPixels(small.surface) { pixels, w, h, stride in
+                for y in 0..<h {
+                    for x in 0..<w {
+                        state = state &* 1_664_525 &+ 1_013_904_223
+                        pixels[y * stride + x] = 0xFF00_0000 | (state >> 8)
+                    }
+                }
+            }
+            let expected = Image(width: width, height: height)
+            let cr = cairo_create(expected.surface)!
+            cairo_scale(cr, Double(factor), Double(factor))
+            cairo_set_source_surface(cr, small.surface, 0, 0)
+            cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_BILINEAR)
+            cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
+            cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+            cairo_paint(cr)
+            cairo_destroy(cr)
+            func enlarged(_ x0: Int, _ x1: Int, _ y0: Int, _ y1: Int, into image: Image) -> Bool {
+                var done = false
+                Blur.withPixels(image.surface) { frame, _, _, stride in
+                    Blur.withPixels(small.surface) { source, w, h, sourceStride in
+                        done = curtain_enlarge(frame, stride, x0, x1, y0, y1, source, sourceStride, w, h, Int32(factor))
+                    }
+                }
+                return done
+            }
+            let whole = Image(width: width, height: height)
+            #expect(enlarged(0, width, 0, height, into: whole))
+            let worst = Self.worstDifference(whole, expected)
+            #expect(worst <= 1, "×\(factor): differs from pixman by up to \(worst)/255")
+            let part = Image(width: width, height: height)
+            #expect(enlarged(37, 150, 11, 90, into: part))
+            let (a, b) = (part.pixels, whole.pixels)
+            var differing = 0
+            for y in 0..<height {
+                for x in 0..<width
+                where (37..<150).contains(x) && (11..<90).contains(y) && a[y * width + x] != b[y * width + x] {
+                    differing += 1
+                }
+            }
+            #expect(differing == 0)
+            #expect(a[5 * width + 5] == 0)  // outside the rectangle: not written
+            // Columns beyond the enlargement and a factor it does not know: refused, nothing written.
+            #expect(!enlarged(0, small.width * factor + 1, 0, 1, into: part))
+            #expect(curtain_enlarge(nil, 0, 0, 1, 0, 1, nil, 0, 1, 1, 3) == false)
         }
     }
 }
