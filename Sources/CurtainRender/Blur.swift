@@ -180,48 +180,35 @@ enum Blur {
         Bands.run(h, bands: bands) { rows in
             for y in rows { (copy + y * w).update(from: pixels + y * stride, count: w) }
         }
-        Bands.run(w, bands: bands) { columns in
-            boxColumns(pixels, stride: stride, width: w, height: h, radius: r, copy, sums, columns: columns)
-        }
-    }
-
-    /// `boxColumns` for the columns `columns` (from `copy`, already made).
-    static func boxColumns(
-        _ pixels: UnsafeMutablePointer<UInt32>,
-        stride: Int,
-        width w: Int,
-        height h: Int,
-        radius r: Int,
-        _ copy: UnsafeMutablePointer<UInt32>,
-        _ sums: UnsafeMutablePointer<UInt32>,
-        columns: Range<Int>
-    ) {
         let last = h - 1
         let divide = Divider(UInt32(2 * r + 1))
-        (sums + 4 * columns.lowerBound).update(repeating: 0, count: 4 * columns.count)
-        for i in -r...r {
-            let row = copy + min(max(i, 0), last) * w
-            for x in columns {
-                let p = row[x]
-                sums[4 * x] &+= p & 0xFF
-                sums[4 * x + 1] &+= (p >> 8) & 0xFF
-                sums[4 * x + 2] &+= (p >> 16) & 0xFF
-                sums[4 * x + 3] &+= p >> 24
+        // Each band a range of columns: its own sums, the copy read by all.
+        Bands.run(w, bands: bands) { columns in
+            (sums + 4 * columns.lowerBound).update(repeating: 0, count: 4 * columns.count)
+            for i in -r...r {
+                let row = copy + min(max(i, 0), last) * w
+                for x in columns {
+                    let p = row[x]
+                    sums[4 * x] &+= p & 0xFF
+                    sums[4 * x + 1] &+= (p >> 8) & 0xFF
+                    sums[4 * x + 2] &+= (p >> 16) & 0xFF
+                    sums[4 * x + 3] &+= p >> 24
+                }
             }
-        }
-        for y in 0..<h {
-            let out = pixels + y * stride
-            let add = copy + min(y + r + 1, last) * w
-            let sub = copy + max(y - r, 0) * w
-            for x in columns {
-                let s = sums + 4 * x
-                out[x] = divide(s[3]) << 24 | divide(s[2]) << 16 | divide(s[1]) << 8 | divide(s[0])
-                let a = add[x]
-                let b = sub[x]
-                s[0] = s[0] &+ (a & 0xFF) &- (b & 0xFF)
-                s[1] = s[1] &+ ((a >> 8) & 0xFF) &- ((b >> 8) & 0xFF)
-                s[2] = s[2] &+ ((a >> 16) & 0xFF) &- ((b >> 16) & 0xFF)
-                s[3] = s[3] &+ (a >> 24) &- (b >> 24)
+            for y in 0..<h {
+                let out = pixels + y * stride
+                let add = copy + min(y + r + 1, last) * w
+                let sub = copy + max(y - r, 0) * w
+                for x in columns {
+                    let s = sums + 4 * x
+                    out[x] = divide(s[3]) << 24 | divide(s[2]) << 16 | divide(s[1]) << 8 | divide(s[0])
+                    let a = add[x]
+                    let b = sub[x]
+                    s[0] = s[0] &+ (a & 0xFF) &- (b & 0xFF)
+                    s[1] = s[1] &+ ((a >> 8) & 0xFF) &- ((b >> 8) & 0xFF)
+                    s[2] = s[2] &+ ((a >> 16) & 0xFF) &- ((b >> 16) & 0xFF)
+                    s[3] = s[3] &+ (a >> 24) &- (b >> 24)
+                }
             }
         }
     }
@@ -441,22 +428,10 @@ final class BlurredLayer {
         fade?.destroyView()
         let width = cairo_image_surface_get_width(surface)
         let height = cairo_image_surface_get_height(surface)
-        // The last faded image's pixels are reused when the size is the same (overwritten).
-        let target: OpaquePointer
-        if let fade, cairo_image_surface_get_width(fade.surface) == width,
-            cairo_image_surface_get_height(fade.surface) == height
-        {
-            target = fade.surface
-        } else {
-            if let fade { cairo_surface_destroy(fade.surface) }
-            target = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height)!
-        }
         // Copied, then scaled in place (DEST_IN a solid): `paint_with_alpha` here is SOURCE
         // through a solid mask, pixman's general path (≈ 5× slower; Painter.alphaTimes).
+        let target = Self.copy(of: surface, into: fade?.surface)
         let cr = cairo_create(target)!
-        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
-        cairo_set_source_surface(cr, surface, 0, 0)
-        cairo_paint(cr)
         cairo_set_operator(cr, CAIRO_OPERATOR_DEST_IN)
         cairo_set_source_rgba(cr, 0, 0, 0, opacity)
         cairo_paint(cr)
@@ -481,6 +456,27 @@ final class BlurredLayer {
         return made.drawn
     }
 
+    /// An ARGB32 copy of `source`: into `old`'s pixels when it has the same size (a new 2 MB
+    /// image costs its pages' faults and zeroing, ≈ 0.3 ms, every frame), else a new image
+    /// (`old` destroyed).
+    private static func copy(of source: OpaquePointer, into old: OpaquePointer?) -> OpaquePointer {
+        let width = cairo_image_surface_get_width(source)
+        let height = cairo_image_surface_get_height(source)
+        let target: OpaquePointer
+        if let old, cairo_image_surface_get_width(old) == width, cairo_image_surface_get_height(old) == height {
+            target = old
+        } else {
+            if let old { cairo_surface_destroy(old) }
+            target = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height)!
+        }
+        let cr = cairo_create(target)!
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+        cairo_set_source_surface(cr, source, 0, 0)
+        cairo_paint(cr)
+        cairo_destroy(cr)
+        return target
+    }
+
     /// The image to draw for a frame with blur `sigma` (device pixels), and the factor to
     /// enlarge it by: the sharp image (factor 1), or the reduction blurred (in `bands`). The
     /// opacity is the caller's (applied as it composites).
@@ -493,25 +489,7 @@ final class BlurredLayer {
         if let last, last.factor == factor, last.kernel == kernel {
             return (factor, last.surface)
         }
-        let small = level(plan.level)
-        let width = cairo_image_surface_get_width(small)
-        let height = cairo_image_surface_get_height(small)
-        // The last blurred image's pixels are reused when the size is the same (overwritten):
-        // a new 2 MB image costs its pages' faults and zeroing (≈ 0.3 ms) every frame.
-        let surface: OpaquePointer
-        if let last, cairo_image_surface_get_width(last.surface) == width,
-            cairo_image_surface_get_height(last.surface) == height
-        {
-            surface = last.surface
-        } else {
-            if let last { cairo_surface_destroy(last.surface) }
-            surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height)!
-        }
-        let cr = cairo_create(surface)!
-        cairo_set_source_surface(cr, small, 0, 0)
-        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
-        cairo_paint(cr)
-        cairo_destroy(cr)
+        let surface = Self.copy(of: level(plan.level), into: last?.surface)
         Blur.gaussian(surface, sigma: plan.sigma, bands: bands)
         blurs += 1
         last = (kernel, factor, surface)
