@@ -69,15 +69,19 @@ let package = Package(
         // socket by hand builds it here. Only libc, so CurtainCore stays free of IO and
         // curtainctl of Foundation.
         .target(name: "UnixSockets"),
+        // A detached, named pthread running a closure (the daemon's receivers, the renderer's bands).
+        .target(name: "Threads"),
         .target(
             name: "Systemd",
-            dependencies: ["CSystemd", "CNotify", "UnixSockets", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CSystemd", "CNotify", "Threads", "UnixSockets", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Composition: configuration, Varlink server, systemd integration, lifecycle.
         .target(
             name: "CurtainDaemon",
             dependencies: [
-                "CurtainConfig", "Systemd", "CNotify", "CSystemdBus", "UnixSockets", "Varlink", "VarlinkNIO",
+                "CurtainConfig", "Systemd", "CNotify", "CSystemdBus", "Threads", "UnixSockets", "Varlink", "VarlinkNIO",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -157,7 +161,7 @@ let package = Package(
         ),
         // Animated WebP previews (libwebpmux's WebPAnimEncoder; Debian's libwebp-dev).
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpmux", providers: [.apt(["libwebp-dev"])]),
-        .target(name: "CurtainRender", dependencies: ["CCairo", "CWebP", "CurtainCore", "CPixelLoops"]),
+        .target(name: "CurtainRender", dependencies: ["CCairo", "CWebP", "CurtainCore", "CPixelLoops", "Threads"]),
         // The blur's innermost loop, built for AVX2 and for the baseline (Sources/CPixelLoops/mix.c).
         .target(name: "CPixelLoops"),
         // `curtainctl render`: run by curtainctl, so that curtainctl itself never loads cairo.

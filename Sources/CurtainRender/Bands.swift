@@ -1,4 +1,5 @@
 import Synchronization
+import Threads
 
 #if canImport(Glibc)
 import Glibc
@@ -117,23 +118,10 @@ enum Bands {
         }
 
         private func startThread() {
-            var thread = pthread_t()
-            let box = Unmanaged.passRetained(self).toOpaque()
-            let created = pthread_create(
-                &thread,
-                nil,
-                { raw in
-                    Unmanaged<Workers>.fromOpaque(raw!).takeRetainedValue().serve()
-                    return nil
-                },
-                box
-            )
-            if created == 0 {
-                pthread_detach(thread)
-            } else {
-                // No thread: the callers run every band themselves (they take back queued ones).
-                Unmanaged<Workers>.fromOpaque(box).release()
+            // No thread: the callers run every band themselves (they take back queued ones).
+            guard DetachedThread.start(name: "curtain-band", { [self] in serve() }) else {
                 state.withLock { $0.threads -= 1 }
+                return
             }
         }
 

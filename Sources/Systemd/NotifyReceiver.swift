@@ -1,6 +1,7 @@
 import CNotify
 import Logging
 import Synchronization
+import Threads
 import UnixSockets
 
 #if canImport(Glibc)

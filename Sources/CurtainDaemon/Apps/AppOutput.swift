@@ -1,5 +1,6 @@
 import Logging
 import Systemd
+import Threads
 
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import CSystemdBus
 import Dispatch
 import Synchronization
 import Systemd
+import Threads
 
 #if canImport(Glibc)
 import Glibc

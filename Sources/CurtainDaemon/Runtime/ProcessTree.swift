@@ -1,5 +1,6 @@
 import CNotify
 import Systemd
+import Threads
 
 #if canImport(Glibc)
 import Glibc
