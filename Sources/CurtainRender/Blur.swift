@@ -107,15 +107,7 @@ enum Blur {
     /// lane stays below 2^16 (255 × 256 + 128).
     static func threeTap(_ surface: OpaquePointer, side: UInt32, passes: Int, bands: Int = Bands.count) {
         guard side > 0, side < 128 else { return }
-        let centre = 256 - 2 * side
         withPixels(surface) { pixels, w, h, stride in
-            // For the edges (the rest is curtain_mix3: CPixelLoops).
-            @inline(__always) func mix(_ a: UInt32, _ b: UInt32, _ c: UInt32) -> UInt32 {
-                let m: UInt32 = 0x00FF_00FF
-                let lo = ((a & m) &* side &+ (b & m) &* centre &+ (c & m) &* side &+ 0x0080_0080) >> 8
-                let hi = (((a >> 8) & m) &* side &+ ((b >> 8) & m) &* centre &+ ((c >> 8) & m) &* side &+ 0x0080_0080)
-                return (lo & m) | (hi & ~m)
-            }
             for _ in 0..<passes {
                 // Rows: from a copy of the row, so that each pixel's three inputs are plain loads.
                 Bands.run(h, bands: bands) { rows in
@@ -124,9 +116,10 @@ enum Blur {
                     for y in rows {
                         let line = pixels + y * stride
                         copy.update(from: line, count: w)
-                        line[0] = mix(copy[0], copy[0], copy[min(1, w - 1)])
+                        // The edges clamp: the first and last pixels are their own outer neighbours.
+                        curtain_mix3(line, copy, copy, copy + min(1, w - 1), 1, side)
                         if w > 2 { curtain_mix3(line + 1, copy, copy + 1, copy + 2, w - 2, side) }
-                        if w > 1 { line[w - 1] = mix(copy[w - 2], copy[w - 1], copy[w - 1]) }
+                        if w > 1 { curtain_mix3(line + w - 1, copy + w - 2, copy + w - 1, copy + w - 1, 1, side) }
                     }
                 }
                 // Columns, row after row (memory order), each band a range of columns: the
