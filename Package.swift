@@ -101,9 +101,18 @@ let package = Package(
             dependencies: ["CurtainDaemon", "CurtainConfig"],
             // Released, the Swift runtime is linked in: its libraries' relocated pages and
             // fault-around are gone, and --gc-sections drops what curtaind does not use (idle
-            // RSS −0.9 MiB; BENCHMARKS.md, "curtaind's memory"). Not static as a whole:
-            // Debian ships libsystemd only shared.
-            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
+            // RSS −0.9 MiB). Not static as a whole: Debian ships libsystemd only shared. lld's
+            // packed relative relocations (glibc ≥ 2.36) replace 1 MiB of .rela.dyn that the
+            // loader read at every start, and no symbol is exported (the runtime's link
+            // arguments export all, for plug-ins curtaind never loads): −2 MiB idle RSS
+            // (BENCHMARKS.md, "curtaind's memory").
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-static-stdlib", "-use-ld=lld"]
+                        + ["-z", "pack-relative-relocs", "--no-export-dynamic"].flatMap { ["-Xlinker", $0] },
+                    .when(platforms: [.linux], configuration: .release)
+                )
+            ]
         ),
         // A destination app for demos and tests: sd_notify stages, elements, warm starts.
         .executableTarget(

@@ -149,7 +149,7 @@ def settle(path, pid, timeout=60):
 def memory_after_hostile(build, rounds=3):
     """5, hostile: idle RSS before and after bursts of hostile clients (issue 18: back within
     1 MiB). A release curtaind, idle (no launch in flight) when each sample is taken."""
-    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+    with daemon_directory() as d:
         # The app exits at once without READY=1: the launch fails, and the daemon is idle again.
         daemon = Daemon(build, d, config(d, ["/bin/true"], appear=0.004, reveal=0.004))
         try:
@@ -249,7 +249,7 @@ def soak(build, load_bin, seconds=None, observers=1000, interval_ms=100):
     once the observers left."""
     seconds = seconds or SOAK_SECONDS
     warmup = min(60, seconds // 2)
-    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+    with daemon_directory() as d:
         daemon = Daemon(build, d, config(d, [f"{build}/curtain-ready-app"], appear=0.03, reveal=0.03))
         try:
             # One launch first: its spawn makes swift-subprocess's monitor (an epoll, an eventfd,
@@ -348,7 +348,7 @@ def frame_pacing(build, load_bin):
     observers; beside each, the floor (Benchmarks/FrameFloor: the same frames' bytes from one C
     timerfd loop writing to every socket), read by the same readers."""
     frames, floors = {}, {}
-    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+    with daemon_directory() as d:
         recording = os.path.join(d, "frames.txt")
         daemon = Daemon(build, d, config(d, [load_bin, "app"], appear="yula-appear", reveal="yula-mask-reveal"))
         try:
@@ -356,7 +356,7 @@ def frame_pacing(build, load_bin):
         finally:
             daemon.stop()
         for observers in (1, 100, 1000):
-            with tempfile.TemporaryDirectory(prefix="curtain-bench-") as e:
+            with daemon_directory() as e:
                 daemon = Daemon(build, e, config(e, [load_bin, "app"], appear="yula-appear", reveal="yula-mask-reveal"))
                 try:
                     frames[str(observers)] = load(build, "frames", "--socket", daemon.socket, "--observers", observers,
@@ -376,7 +376,7 @@ def frame_pacing(build, load_bin):
 
 def launch_overhead(build, load_bin):
     """3. Launch overhead: an app that sends READY=1 when told (after the launch holds)."""
-    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+    with daemon_directory() as d:
         go, sent = f"{d}/go", f"{d}/sent"
         os.mkfifo(go); os.mkfifo(sent)
         daemon = Daemon(build, d, config(d, [load_bin, "app", "--go", go, "--sent", sent], appear=0.004, reveal=0.004))
@@ -394,11 +394,17 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def daemon_directory():
+    """A scenario's directory: curtaind's socket, configuration and runtime files."""
+    return tempfile.TemporaryDirectory(prefix="curtain-bench-", dir=runtime_parent())
+
+
 def runtime_parent():
-    """Where scenario 6 puts curtaind's runtime directory: a tmpfs, as /run is wherever curtaind
-    runs under systemd (RuntimeDirectory=). The state file (`state.json`) is rewritten several
-    times per launch; on ext4 each rename over it flushes the new file's data (auto_da_alloc),
-    a cost the device never pays. BENCH_RUNTIME_PARENT overrides it (e.g. /tmp, to compare)."""
+    """Where every scenario puts curtaind's runtime directory: a tmpfs, as /run is wherever
+    curtaind runs under systemd (RuntimeDirectory=). The state file (`state.json`) is rewritten
+    several times per launch, on the frame clock's thread; on ext4 each rename over it flushes
+    the new file's data (auto_da_alloc), a cost the device never pays, and a Launch that arrives
+    meanwhile waits for it. BENCH_RUNTIME_PARENT overrides it (e.g. /tmp, to compare)."""
     parent = os.environ.get("BENCH_RUNTIME_PARENT")
     if parent:
         return parent
@@ -410,7 +416,7 @@ def throughput(build):
     (Benchmarks/ReadyApp, C) sends READY=1 at once and exits; /bin/true spawned as often is
     the floor. (systemd-notify itself cannot be the app: it sends with its parent's pid,
     which is curtaind's, so the message belongs to no app.)"""
-    with tempfile.TemporaryDirectory(prefix="curtain-bench-", dir=runtime_parent()) as d:
+    with daemon_directory() as d:
         daemon = Daemon(build, d, config(d, [f"{build}/curtain-ready-app"], appear=0.00001, reveal=0.00001))
         try:
             cpu = cpu_seconds(daemon.pid)
@@ -428,7 +434,7 @@ def throughput(build):
 def cli_ping(build, static_build):
     """1. `curtainctl ping` as a whole process, then `plymouth --ping` (each: hyperfine)."""
     out = {}
-    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+    with daemon_directory() as d:
         daemon = Daemon(build, d, config(d, [f"{build}/curtain-load", "app"], appear=0.004, reveal=0.004))
         try:
             out["cli_ping_ms"] = hyperfine(f"{static_build}/curtainctl ping --socket {daemon.socket}", N(1000, 100), f"{d}/ping.json")
@@ -448,7 +454,7 @@ def main(build, static_build, results):
     load_bin = f"{build}/curtain-load"
 
     # 1 and 5 (idle): curtainctl ping as a whole process; idle RSS; Plymouth beside both.
-    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+    with daemon_directory() as d:
         daemon = Daemon(build, d, config(d, [load_bin, "app"], appear=0.004, reveal=0.004))
         try:
             runs = N(1000, 100)
@@ -471,7 +477,7 @@ def main(build, static_build, results):
     out["frames"], out["frames_floor"] = frame_pacing(build, load_bin)
 
     # 5. Memory: per observer, per active launch, and 1000 observers that stop reading.
-    with tempfile.TemporaryDirectory(prefix="curtain-bench-") as d:
+    with daemon_directory() as d:
         daemon = Daemon(build, d, config(d, ["/bin/sleep", "600"], appear=float(STALL_SECONDS + 60), reveal=0.004,
                                          max_hold=float(STALL_SECONDS + 120)))
         memory = {"idle_kib": rss_kib(daemon.pid)}
