@@ -55,8 +55,13 @@ $(WL_PROTOCOLS)/include/%-client-protocol.h: $(WL_PROTOCOLS)/protocols/%.xml
 build: protocols
 	$(SWIFT) build
 
+# Release builds put each function in a section of its own, so that curtaind's link lays out
+# the code a daemon runs together (Sources/curtaind/curtaind.order; BENCHMARKS.md, "curtaind's memory").
+RELEASE_FLAGS := -Xswiftc -Xfrontend -Xswiftc -function-sections
+CONFIG_FLAGS = $(if $(filter release,$(CONFIG)),$(RELEASE_FLAGS))
+
 release: protocols
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release $(RELEASE_FLAGS)
 
 # Every test (the certification suites need the python venv and varlink-go from setup),
 # then a bounded fixed-seed fuzzing pass over the Varlink parsers and curtaind's bindings (see Fuzz/run).
@@ -99,7 +104,7 @@ POLKITRULESDIR ?= /usr/share/polkit-1/rules.d
 BINARIES := curtaind curtainctl curtain-demo-app curtain-web
 
 install: protocols
-	$(SWIFT) build -c $(CONFIG)
+	$(SWIFT) build -c $(CONFIG) $(CONFIG_FLAGS)
 	@bin=$$($(SWIFT) build -c $(CONFIG) --show-bin-path); \
 	for b in $(BINARIES) curtainctl-config curtainctl-render curtain-overlay; do install -Dm755 $$bin/$$b "$(DESTDIR)$(BINDIR)/$$b"; done
 	@# curtainctl linked statically: it starts in ~2 ms instead of ~9 (BENCHMARKS.md).
@@ -124,7 +129,7 @@ install: protocols
 	$$bin/curtainctl-config config polkit-rule config/curtain.toml > "$(DESTDIR)$(POLKITRULESDIR)/50-curtain.rules" && \
 	chmod 644 "$(DESTDIR)$(POLKITRULESDIR)/50-curtain.rules"
 	@# Man pages: curtainctl's from its own help (swift-argument-parser's generate-manual); curtaind's is man/curtaind.8 (it has no ArgumentParser: no Foundation); completions.
-	$(SWIFT) build -c $(CONFIG) --product generate-manual
+	$(SWIFT) build -c $(CONFIG) $(CONFIG_FLAGS) --product generate-manual
 	@bin=$$($(SWIFT) build -c $(CONFIG) --show-bin-path); \
 	install -d "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(MANDIR)/man8" && \
 	$$bin/generate-manual $$bin/curtainctl --section 1 --authors "The Curtain developers" -o "$(DESTDIR)$(MANDIR)/man1" && \

@@ -99,17 +99,25 @@ let package = Package(
             name: "curtaind",
             // No ArgumentParser: it imports FoundationEssentials on Linux (Sources/curtaind).
             dependencies: ["CurtainDaemon", "CurtainConfig"],
+            exclude: ["Link"],
             // Released, the Swift runtime is linked in: its libraries' relocated pages and
             // fault-around are gone, and --gc-sections drops what curtaind does not use (idle
             // RSS −0.9 MiB). Not static as a whole: Debian ships libsystemd only shared. lld's
             // packed relative relocations (glibc ≥ 2.36) replace 1 MiB of .rela.dyn that the
             // loader read at every start, and no symbol is exported (the runtime's link
-            // arguments export all, for plug-ins curtaind never loads): −2 MiB idle RSS
-            // (BENCHMARKS.md, "curtaind's memory").
+            // arguments export all, for plug-ins curtaind never loads): −2 MiB idle RSS. The
+            // code a daemon runs is laid out together (Link/: curtaind.order from
+            // tools/curtaind-order, text.ld), with libstdc++'s few functions linked in
+            // (Link/libstdc++.so), so it touches few pages: −5 MiB more, with the Makefile's
+            // one section per function (BENCHMARKS.md, "curtaind's memory").
             linkerSettings: [
                 .unsafeFlags(
-                    ["-static-stdlib", "-use-ld=lld"]
-                        + ["-z", "pack-relative-relocs", "--no-export-dynamic"].flatMap { ["-Xlinker", $0] },
+                    ["-static-stdlib", "-use-ld=lld", "-L\(Context.packageDirectory)/Sources/curtaind/Link"]
+                        + [
+                            "-z", "pack-relative-relocs", "--no-export-dynamic", "--no-warn-symbol-ordering",
+                            "--symbol-ordering-file=\(Context.packageDirectory)/Sources/curtaind/Link/curtaind.order",
+                            "--script=\(Context.packageDirectory)/Sources/curtaind/Link/text.ld",
+                        ].flatMap { ["-Xlinker", $0] },
                     .when(platforms: [.linux], configuration: .release)
                 )
             ]
