@@ -162,7 +162,9 @@ fuzz: setup
 	./Fuzz/run $(FUZZ_SECONDS)
 
 # Plymouth is only the reference of make bench's scenarios 1 and 5 (not needed to build or test).
-BENCH_APT_PACKAGES := plymouth
+# libstdc++'s static archive: curtaind's release link takes it (Sources/curtaind/Link/libstdc++.so);
+# Debian's Swift toolchain setup installs it already.
+BENCH_APT_PACKAGES := plymouth libstdc++-12-dev
 
 bench: protocols
 	@missing=$$(for p in $(BENCH_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
