@@ -56,7 +56,8 @@ build: protocols
 	$(SWIFT) build
 
 # Release builds put each function in a section of its own, so that curtaind's link lays out
-# the code a daemon runs together (Sources/curtaind/curtaind.order; BENCHMARKS.md, "curtaind's memory").
+# the code a daemon runs together (Sources/curtaind/Link/; BENCHMARKS.md, "curtaind's memory").
+# make bench builds with them too.
 RELEASE_FLAGS := -Xswiftc -Xfrontend -Xswiftc -function-sections
 CONFIG_FLAGS = $(if $(filter release,$(CONFIG)),$(RELEASE_FLAGS))
 
@@ -173,7 +174,7 @@ bench: protocols
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
-	./Benchmarks/run
+	RELEASE_FLAGS="$(RELEASE_FLAGS)" ./Benchmarks/run
 
 clean:
 	rm -rf .build .build-bench .build-fuzz $(VENV)
