@@ -135,11 +135,15 @@ final class ServerConnection: Sendable {
     }
 
     /// The descriptor in NIO's description of a socket channel ("… fd=12 …"); NIO has no
-    /// public accessor for it.
+    /// public accessor for it. Searched byte by byte: `firstRange(of:)` is _StringProcessing's,
+    /// one 387 KiB section of code, and a Watch would map pages of it that nothing else an
+    /// idle daemon runs touches (BENCHMARKS.md, "curtaind's memory").
     static func descriptor(of channel: any Channel) -> Int32? {
-        let text = String(describing: channel)
-        guard let range = text.firstRange(of: "fd=") else { return nil }
-        return Int32(text[range.upperBound...].prefix { $0.isNumber })
+        let text = Array(String(describing: channel).utf8)
+        let key = Array("fd=".utf8)
+        guard let start = text.indices.first(where: { text[$0...].starts(with: key) }) else { return nil }
+        let digits = text[(start + key.count)...].prefix { (48...57).contains($0) }
+        return Int32(String(decoding: digits, as: UTF8.self))
     }
 
     var isAborted: Bool { aborted.load(ordering: .relaxed) }
