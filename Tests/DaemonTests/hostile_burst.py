@@ -9,17 +9,19 @@ import socket
 import sys
 
 
-def hostile_burst(path, scale=1.0):
+def hostile_burst(path, scale=1.0, patience=1.0):
     """What the adversarial tests send, at once and in bulk, against curtaind at `path`: a storm
     of connects that hang up without reading, messages far past the usual size, malformed and
     ill-typed calls, and frame observers that hang up mid-launch. Returns when every connection
-    is closed (the daemon's own connection count is read back by the caller)."""
+    is closed (the daemon's own connection count is read back by the caller). `patience`
+    multiplies how long a client waits to connect, send and read (a daemon under valgrind is
+    ≈ 50× slower: with the usual timeouts its clients give up before it reads them)."""
     n = lambda count: max(1, int(count * scale))
     connections = n(1000)
 
     def raw(messages, read=False, timeout=2):
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(timeout)
+            s.settimeout(timeout * patience)
             try:
                 s.connect(path)
                 for message in messages:
@@ -34,7 +36,7 @@ def hostile_burst(path, scale=1.0):
     for _ in range(connections):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         held.append(s)
-        s.settimeout(10)
+        s.settimeout(10 * patience)
         try:
             s.connect(path)
             s.sendall(call("io.curtain.Launcher.List"))
@@ -57,7 +59,7 @@ def hostile_burst(path, scale=1.0):
     for _ in range(n(500)):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         watchers.append(s)
-        s.settimeout(10)
+        s.settimeout(10 * patience)
         try:
             s.connect(path)
             s.sendall(call("io.curtain.Launcher.Watch", {"frames": True}, more=True))
