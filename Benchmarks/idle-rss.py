@@ -20,6 +20,11 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# Before each start: written out (a binary just written is dirty page cache, and would count as
+# Private_Dirty) and dropped (what is mapped of a binary depends on how it came into the cache).
+from scenarios import cold_page_cache  # noqa: E402
+
 IDLE_SECONDS = float(os.environ.get("IDLE_SECONDS", "2"))
 # LAUNCH=0: sampled after start-up and one Ping only; otherwise after a launch and a Ping too.
 LAUNCH = os.environ.get("LAUNCH", "1") != "0"
@@ -75,6 +80,7 @@ def sample(pid):
 
 
 def measure(path, reference):
+    cold_page_cache()
     with tempfile.TemporaryDirectory(prefix="curtain-idle-") as d:
         if reference:
             process = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
@@ -117,7 +123,6 @@ def main(argv):
         else:
             name, _, path = a.partition("=")
             builds.append((name, path.lstrip("!"), path.startswith("!")))
-    os.sync()  # a binary just written is dirty page cache: it would count as Private_Dirty
     for r in range(rounds):
         for name, path, reference in builds:
             s = measure(path, reference)

@@ -25,6 +25,19 @@ def log(*args):
     print("bench:", *args, file=sys.stderr, flush=True)
 
 
+def cold_page_cache():
+    """Empties the page cache (as root), so a binary's pages come from disk as at boot. A binary
+    just built is in the cache as the linker wrote it, and what an idle process maps of it
+    depends on that: the kernel maps a whole cached folio around each fault, and written folios
+    are not sized like read-ahead's. The same binary measured 0.2–0.6 MiB apart (issue 18)."""
+    os.sync()
+    try:
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3")
+    except OSError:
+        pass  # not root: the cache stays as it is
+
+
 def rss_kib(pid):
     for line in open(f"/proc/{pid}/status"):
         if line.startswith("VmRSS:"):
@@ -149,6 +162,7 @@ def settle(path, pid, timeout=60):
 def memory_after_hostile(build, rounds=3):
     """5, hostile: idle RSS before and after bursts of hostile clients (issue 18: back within
     1 MiB). A release curtaind, idle (no launch in flight) when each sample is taken."""
+    cold_page_cache()
     with daemon_directory() as d:
         # The app exits at once without READY=1: the launch fails, and the daemon is idle again.
         daemon = Daemon(build, d, config(d, ["/bin/true"], appear=0.004, reveal=0.004))
@@ -441,6 +455,7 @@ def cli_ping(build, static_build):
             log("1. curtainctl ping", out["cli_ping_ms"])
         finally:
             daemon.stop()
+    cold_page_cache()
     with tempfile.TemporaryDirectory(prefix="curtain-bench-plymouth-") as d:
         out["plymouth"] = plymouth_reference(d, N(1000, 100))
         log("1. plymouth", out["plymouth"])
@@ -454,6 +469,7 @@ def main(build, static_build, results):
     load_bin = f"{build}/curtain-load"
 
     # 1 and 5 (idle): curtainctl ping as a whole process; idle RSS; Plymouth beside both.
+    cold_page_cache()
     with daemon_directory() as d:
         daemon = Daemon(build, d, config(d, [load_bin, "app"], appear=0.004, reveal=0.004))
         try:
@@ -466,6 +482,7 @@ def main(build, static_build, results):
             out["private_dirty_idle_kib"] = private_dirty_kib(daemon.pid)
         finally:
             daemon.stop()
+    cold_page_cache()
     with tempfile.TemporaryDirectory(prefix="curtain-bench-plymouth-") as d:
         out["plymouth"] = plymouth_reference(d, N(1000, 100))
         log("1. plymouth", out["plymouth"])
