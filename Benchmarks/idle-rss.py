@@ -12,9 +12,7 @@ stdin) is measured the same way when given as NAME=!PATH: it is started and samp
 IDLE_SECONDS, without the Ping.
 """
 import collections
-import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,7 +21,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # Before each start: written out (a binary just written is dirty page cache, and would count as
 # Private_Dirty) and dropped (what is mapped of a binary depends on how it came into the cache).
-from scenarios import cold_page_cache  # noqa: E402
+from scenarios import cold_page_cache, varlink_call  # noqa: E402
 
 IDLE_SECONDS = float(os.environ.get("IDLE_SECONDS", "2"))
 # LAUNCH=0: sampled after start-up and one Ping only; otherwise after a launch and a Ping too.
@@ -39,20 +37,6 @@ name = "bench"
 exec = ["/bin/true"]
 readiness = "ready"
 """
-
-
-def ping(path, method="io.curtain.Launcher.Ping", parameters=None):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(5)
-        s.connect(path)
-        call = {"method": method} | ({"parameters": parameters} if parameters else {})
-        s.sendall(json.dumps(call).encode() + b"\0")
-        reply = b""
-        while not reply.endswith(b"\0"):
-            chunk = s.recv(4096)
-            if not chunk:
-                raise OSError("closed")
-            reply += chunk
 
 
 def sample(pid):
@@ -92,7 +76,7 @@ def measure(path, reference):
             deadline = time.monotonic() + 30
             while True:
                 try:
-                    ping(f"{d}/curtain.sock")
+                    varlink_call(f"{d}/curtain.sock", "io.curtain.Launcher.Ping")
                     break
                 except OSError:
                     if time.monotonic() > deadline or process.poll() is not None:
@@ -101,9 +85,9 @@ def measure(path, reference):
         time.sleep(IDLE_SECONDS)  # what is measured is the idle process
         if not reference and LAUNCH:
             # After some work: one launch (the app exits without READY=1: it fails) and a Ping.
-            ping(f"{d}/curtain.sock", "io.curtain.Launcher.Launch", {"route": {"normal": "bench"}})
+            varlink_call(f"{d}/curtain.sock", "io.curtain.Launcher.Launch", {"route": {"normal": "bench"}})
             time.sleep(IDLE_SECONDS)  # the launch ends (its app exits at once); idle again
-            ping(f"{d}/curtain.sock")
+            varlink_call(f"{d}/curtain.sock", "io.curtain.Launcher.Ping")
             time.sleep(IDLE_SECONDS)  # idle after that call too
         result = sample(process.pid)
         process.terminate()

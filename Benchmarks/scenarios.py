@@ -348,6 +348,7 @@ def plymouth_reference(directory, runs):
     """plymouth --ping against a headless plymouthd in its own mount and network namespace."""
     if not shutil.which("plymouthd") or os.geteuid() != 0:
         return {"error": "needs root and Debian's plymouth package (make bench installs it)"}
+    cold_page_cache()  # its RSS is read as curtaind's is
     env = dict(os.environ, DIR=directory, RUNS=str(runs))
     result = subprocess.run(["unshare", "--mount", "--net", "bash", "-c", PLYMOUTH], env=env, capture_output=True, text=True, timeout=600)
     if result.returncode != 0:
@@ -455,7 +456,6 @@ def cli_ping(build, static_build):
             log("1. curtainctl ping", out["cli_ping_ms"])
         finally:
             daemon.stop()
-    cold_page_cache()
     with tempfile.TemporaryDirectory(prefix="curtain-bench-plymouth-") as d:
         out["plymouth"] = plymouth_reference(d, N(1000, 100))
         log("1. plymouth", out["plymouth"])
@@ -482,7 +482,6 @@ def main(build, static_build, results):
             out["private_dirty_idle_kib"] = private_dirty_kib(daemon.pid)
         finally:
             daemon.stop()
-    cold_page_cache()
     with tempfile.TemporaryDirectory(prefix="curtain-bench-plymouth-") as d:
         out["plymouth"] = plymouth_reference(d, N(1000, 100))
         log("1. plymouth", out["plymouth"])
