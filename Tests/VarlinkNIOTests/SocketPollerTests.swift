@@ -47,8 +47,8 @@ import Testing
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             if ContinuousClock.now > deadline { return false }
-            // ok-sleep: the poll interval of a bounded wait; a descriptor's closing sends no event.
-            try? await Task.sleep(for: .milliseconds(1))
+            // The poll interval of a bounded wait: a descriptor's closing sends no event.
+            try? await Task.sleep(for: .milliseconds(1))  // ok-sleep
         }
         return true
     }

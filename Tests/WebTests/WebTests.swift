@@ -113,8 +113,8 @@ import Glibc
                 let (again, fd3) = Self.send(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n", headOnly: true)
                 admitted = Self.status(again)
                 if fd3 >= 0 { close(fd3) }
-                // ok-sleep: the poll interval of a bounded retry (50 tries); the close is seen only by the server
-                if admitted != 200 { usleep(20_000) }
+                // The poll interval of a bounded retry (50 tries); the close is seen only by the server.
+                if admitted != 200 { usleep(20_000) }  // ok-sleep
             }
             r["stream after a close"] = admitted
             close(fd2)
