@@ -143,6 +143,7 @@ let package = Package(
         .target(
             name: "VarlinkNIO",
             dependencies: [
+                "Threads",
                 "UnixSockets",
                 "Varlink",
                 .product(name: "NIOCore", package: "swift-nio"),

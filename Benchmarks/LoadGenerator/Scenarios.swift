@@ -54,8 +54,17 @@ struct Scenarios {
         defer { pool.shutdown() }
         var client = try client()
         defer { client.close() }
+        let origin = try clockOrigin(&client)
         var presenting: [Double] = []
         var revealing: [Double] = []
+        // The same two spans up to the state change's own time in curtaind (the event's `time`,
+        // on CLOCK_BOOTTIME through the clock origin): the daemon's part, without the
+        // observer's wake-up and read.
+        var presentingInDaemon: [Double] = []
+        var revealingInDaemon: [Double] = []
+        func inDaemon(_ launch: UInt64, _ to: String, since start: Int64) -> Double? {
+            states.daemonTime(launch, to).map { Double(origin + Int64($0 * 1e9) - start) / 1000 }
+        }
         for _ in 0..<count {
             let requested = Time.now()
             let reply = try call(&client, "Launch", ["route": ["normal": .string(app)]])
@@ -71,10 +80,14 @@ struct Scenarios {
             }
             revealing.append(Double(try states.wait(launch, "revealing") - readyAt) / 1000)
             _ = try states.wait(launch, "revealed")
+            if let span = inDaemon(launch, "presenting", since: requested) { presentingInDaemon.append(span) }
+            if let span = inDaemon(launch, "revealing", since: readyAt) { revealingInDaemon.append(span) }
         }
         return [
             "unit": "µs", "launch_to_presenting": .object(Summary(presenting).json()),
             "ready_to_revealing": .object(Summary(revealing).json()),
+            "launch_to_presenting_in_daemon": .object(Summary(presentingInDaemon).json()),
+            "ready_to_revealing_in_daemon": .object(Summary(revealingInDaemon).json()),
         ]
     }
 
@@ -214,6 +227,8 @@ struct Scenarios {
 final class StateLog: Sendable {
     private struct State {
         var seen: [String: Int64] = [:]
+        /// The event's own `time` (daemon seconds), by the same key.
+        var daemonTimes: [String: Double] = [:]
         var revealedBy = Set<Int>()
     }
     private let state = Mutex(State())
@@ -228,11 +243,19 @@ final class StateLog: Sendable {
         where message.contains(to) {
             let name = String(describing: to).split(separator: "\"").last.map(String.init) ?? ""
             state.withLock { s in
-                if s.seen["\(Int(launch)) \(name)"] == nil { s.seen["\(Int(launch)) \(name)"] = arrived }
+                if s.seen["\(Int(launch)) \(name)"] == nil {
+                    s.seen["\(Int(launch)) \(name)"] = arrived
+                    s.daemonTimes["\(Int(launch)) \(name)"] = message.number(after: #""time":"#)
+                }
                 if name == "revealed" || name == "failed" || name == "cancelled" { s.revealedBy.insert(observer) }
             }
             signal.signal()
         }
+    }
+
+    /// The daemon time the event of `launch` reaching `to` carried (once seen).
+    func daemonTime(_ launch: UInt64, _ to: String) -> Double? {
+        state.withLock { $0.daemonTimes["\(launch) \(to)"] }
     }
 
     /// When the first observer saw `launch` reach `to`; fails after 30 s.

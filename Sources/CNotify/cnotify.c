@@ -15,6 +15,9 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <signal.h>
+#include <sched.h>
+#include <linux/types.h>
+#include <sys/resource.h>
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -78,4 +81,42 @@ ssize_t curtain_notify_receive(int fd, void *buffer, size_t length, struct curta
     // Control data that did not fit: descriptors beyond the buffer were closed by the kernel.
     if ((size_t)n > length || (message.msg_flags & MSG_TRUNC)) meta->truncated = 1;
     return n > (ssize_t)length ? (ssize_t)length : n;
+}
+
+/* struct sched_attr as sched_setattr(2) documents it (glibc before 2.41 has no wrapper). */
+struct curtain_sched_attr {
+    __u32 size;
+    __u32 sched_policy;
+    __u64 sched_flags;
+    __s32 sched_nice;
+    __u32 sched_priority;
+    __u64 sched_runtime;
+    __u64 sched_deadline;
+    __u64 sched_period;
+};
+
+static int curtain_sched_setattr(struct curtain_sched_attr *attr) {
+    attr->size = sizeof(*attr);
+    return (int)syscall(SYS_sched_setattr, 0, attr, 0);
+}
+
+int curtain_set_thread_realtime(int priority) {
+    struct curtain_sched_attr attr = {
+        .sched_policy = SCHED_FIFO,
+        .sched_flags = 0x01,  /* SCHED_FLAG_RESET_ON_FORK */
+        .sched_priority = (__u32)priority,
+    };
+    return curtain_sched_setattr(&attr);
+}
+
+int curtain_set_thread_slice(unsigned long long nanoseconds) {
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, 0);  /* Linux: the calling thread's nice */
+    if (nice == -1 && errno != 0) return -1;
+    struct curtain_sched_attr attr = {
+        .sched_policy = SCHED_OTHER,
+        .sched_nice = nice,
+        .sched_runtime = nanoseconds,
+    };
+    return curtain_sched_setattr(&attr);
 }

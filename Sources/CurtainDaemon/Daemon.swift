@@ -113,10 +113,15 @@ public enum Daemon {
             return 1
         }
         let frameClock: FrameClock
-        do { frameClock = try FrameClock() } catch {
+        do { frameClock = try FrameClock(priority: .realtime) } catch {
             logger.error("cannot start the frame clock", metadata: ["error": "\(error)"])
             return 1
         }
+        let scheduling = await frameClock.scheduling()
+        logger.log(
+            level: scheduling == .realtime(priority: FrameClock.realtimePriority) ? .info : .notice,
+            "frame clock: \(scheduling)"
+        )
         // Apps that are units: started through systemd; connected on the first such launch.
         let units = UnitSupervisor(
             runtimeDirectory: lock.directory,

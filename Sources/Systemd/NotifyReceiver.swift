@@ -50,6 +50,10 @@ public final class NotifyReceiver: Sendable {
     public let path: String
     /// Taken one at a time (pulled, so what waits stays in the backlog until it is taken).
     public let datagrams: AsyncStream<Datagram>
+    /// The next datagram, or nil once the receiver has stopped and nothing waits; as
+    /// `datagrams`, but resumed on the caller's executor (an actor consuming them is not
+    /// woken through the pool first). One consumer at a time, as for `datagrams`.
+    public nonisolated(nonsending) func next() async -> Datagram? { await pending.next() }
     private let fd: Int32
     /// The write end of a pipe that wakes the thread to stop.
     private let wake: Int32
@@ -85,7 +89,10 @@ public final class NotifyReceiver: Sendable {
         }
         let state = Mutex(State())
 
-        func next() async -> Datagram? {
+        /// Runs on the caller's executor (nonsending): a consumer actor is resumed on its own
+        /// executor straight from the receiving thread, with no stop on the concurrency pool
+        /// in between (issue 18: READY=1 → `revealing`).
+        nonisolated(nonsending) func next() async -> Datagram? {
             let id = state.withLock { state in
                 defer { state.nextID += 1 }
                 return state.nextID

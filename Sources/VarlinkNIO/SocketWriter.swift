@@ -1,4 +1,5 @@
 import Synchronization
+import Threads
 import Varlink
 
 #if canImport(Glibc)
@@ -283,19 +284,9 @@ final class SocketPoller: Sendable {
         }
         s.pipe = (ends[0], ends[1])
         s.started += 1
-        var thread = pthread_t()
-        let box = Unmanaged.passRetained(self).toOpaque()
-        let created = pthread_create(
-            &thread,
-            nil,
-            { raw in
-                Unmanaged<SocketPoller>.fromOpaque(raw!).takeRetainedValue().serve()
-                return nil
-            },
-            box
-        )
-        guard created == 0 else { fatalError("SocketPoller: pthread_create: \(created)") }
-        pthread_detach(thread)
+        guard DetachedThread.start(name: "socket-poller", { [self] in serve() }) else {
+            fatalError("SocketPoller: cannot create its thread")
+        }
     }
 
     private func serve() {

@@ -80,4 +80,41 @@ import Glibc
         try await clock.sleep(until: later)  // ok-sleep: under test (the clock's own sleep, past the cancelled alarm)
         #expect(!fired.withLock { $0 })
     }
+
+    /// The policy of the clock's own thread, asked on it (sched_getscheduler(0) carries
+    /// SCHED_RESET_ON_FORK as a flag bit).
+    static func policyOnThread(of clock: FrameClock) async -> (policy: Int32, resetOnFork: Bool) {
+        await withCheckedContinuation { answer in
+            _ = clock.schedule(at: clock.now) {
+                let raw = sched_getscheduler(0)
+                let resetOnFork: Int32 = 0x4000_0000
+                answer.resume(returning: (raw & ~resetOnFork, raw & resetOnFork != 0))
+            }
+        }
+    }
+
+    /// curtaind's clock asks to run ahead of time-shared threads: real-time where allowed (root
+    /// here, LimitRTPRIO=1 under curtaind.service), else a short slice; what it reports is what
+    /// its thread has. A process forked from it starts time-shared (SCHED_RESET_ON_FORK).
+    @Test(.timeLimit(.minutes(1))) func aRealtimeClockReportsWhatItsThreadGot() async throws {
+        let clock = try FrameClock(priority: .realtime)
+        let scheduling = await clock.scheduling()
+        let thread = await Self.policyOnThread(of: clock)
+        switch scheduling {
+        case .realtime(let priority):
+            #expect(priority == FrameClock.realtimePriority)
+            #expect(thread.policy == SCHED_FIFO && thread.resetOnFork, "\(thread)")
+        case .shortSlice, .unchanged:
+            #expect(thread.policy == SCHED_OTHER, "\(thread)")
+        case .inherited:
+            Issue.record("a real-time clock reported no attempt")
+        }
+        if TestEnvironment.isRoot || TestEnvironment.inCI {
+            #expect(scheduling == .realtime(priority: FrameClock.realtimePriority), "\(scheduling)")
+        }
+        // A clock that asks for nothing keeps the process's policy.
+        let plain = try FrameClock()
+        #expect(await plain.scheduling() == .inherited)
+        #expect(await Self.policyOnThread(of: plain).policy == SCHED_OTHER)
+    }
 }

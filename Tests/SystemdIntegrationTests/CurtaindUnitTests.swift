@@ -52,6 +52,45 @@ struct CurtaindUnitTests {
         try await systemd.run(["curtainctl", "ping"]).check("curtainctl ping")
     }
 
+    /// The unit lets the frame clock's thread, and no other, run real-time (LimitRTPRIO=1,
+    /// sched_setattr allowed, RestrictRealtime=no), as the unprivileged user `curtain`. systemd
+    /// raises the hard RLIMIT_RTPRIO for that, which needs CAP_SYS_RESOURCE: where even root
+    /// lacks it (this VM's bounding set has no CAP_SYS_RESOURCE), the limit stays 0 and the
+    /// thread must report the fallback, a short time slice, with real-time refused (EPERM).
+    func frameClockScheduling(pid: String) async throws {
+        let limits = try await systemd.properties(
+            "curtaind.service",
+            ["LimitRTPRIO", "LimitRTTIME", "RestrictRealtime"]
+        )
+        #expect(limits == ["LimitRTPRIO": "1", "LimitRTTIME": "5000000", "RestrictRealtime": "no"], "\(limits)")
+        let threads = try await systemd.run(["ps", "-L", "-o", "comm=,cls=", "-p", pid])
+        let classes = threads.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        let said = try await systemd.journalctl("-u", "curtaind", "-o", "cat", "--grep", "frame clock")
+        if Self.canRaiseHardLimits {
+            #expect(said.stdout.contains("frame clock: real-time (SCHED_FIFO, priority 1)"), "\(said)")
+            #expect(classes.contains(["frame-clock", "FF"]), "\(threads)")
+            #expect(classes.filter { $0.last != "TS" }.count == 1, "another thread is not time-shared: \(threads)")
+        } else {
+            #expect(
+                said.stdout.contains(
+                    "frame clock: time-shared with a 100 µs slice (real-time refused: Operation not permitted)"
+                ),
+                "\(said)"
+            )
+            #expect(classes.allSatisfy { $0.last == "TS" } && classes.contains(["frame-clock", "TS"]), "\(threads)")
+        }
+    }
+
+    /// Whether this machine's root may raise a hard resource limit (CAP_SYS_RESOURCE, bit 24,
+    /// in the bounding set: the contained systemd has the same).
+    static var canRaiseHardLimits: Bool {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapBnd:") }),
+            let mask = UInt64(line.dropFirst("CapBnd:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << 24) != 0
+    }
+
     @Test("a connection to curtaind.socket starts curtaind; it is active only after READY=1")
     func socketActivation() async throws {
         let socket = try await systemd.properties("curtaind.socket", ["ActiveState", "SubState"])
@@ -66,6 +105,7 @@ struct CurtaindUnitTests {
         #expect(after["ActiveState"] == "active" && after["SubState"] == "running", "\(after)")
         #expect(Int(after["MainPID"] ?? "0") ?? 0 > 0)
         #expect(after["StatusText"]?.isEmpty == false, "no STATUS= line: \(after)")
+        try await frameClockScheduling(pid: after["MainPID"] ?? "0")
         let ready = try await systemd.journalctl(
             "-u",
             "curtaind",

@@ -38,4 +38,15 @@ int curtain_pidfd_send_signal(int pidfd, int signal);
 /// process. 1 reaped, 0 still running, -1 with errno (ECHILD: not a child of this process).
 int curtain_pidfd_reap(int pidfd);
 
+/// Makes the calling thread real-time: SCHED_FIFO at `priority`, with SCHED_RESET_ON_FORK
+/// (a process it forks starts time-shared). Allowed with CAP_SYS_NICE or an RLIMIT_RTPRIO of at
+/// least `priority` (systemd: LimitRTPRIO=). 0, or -1 with errno.
+int curtain_set_thread_realtime(int priority);
+
+/// Asks the scheduler for a shorter time slice for the calling thread (sched_setattr(2),
+/// SCHED_OTHER with sched_runtime: Linux 6.12's EEVDF custom slice, clamped to 0.1–100 ms by
+/// the kernel; older kernels ignore it). Unprivileged: the thread's share of CPU time is
+/// unchanged, its virtual deadline comes sooner. Nice stays what it is. 0, or -1 with errno.
+int curtain_set_thread_slice(unsigned long long nanoseconds);
+
 #endif

@@ -113,7 +113,7 @@ actor ProcessSupervisor: AppSupervisor {
 
     /// Takes notify messages until the receiver stops.
     func run() async {
-        for await datagram in receiver.datagrams {
+        while let datagram = await receiver.next() {
             await handle(datagram)
             handledThrough = datagram.sequence
             let due = catchingUp.filter { $0.through <= datagram.sequence }

@@ -1,5 +1,6 @@
 import CNotify
 import Synchronization
+import Threads
 
 #if canImport(Glibc)
 import Glibc
@@ -36,6 +37,56 @@ public final class FrameClock: Clock, SerialExecutor, @unchecked Sendable {
         var jobs: [UnownedJob] = []
         /// The thread waits in poll(2): a job must wake it.
         var idle = false
+        var scheduling = Scheduling.inherited
+    }
+
+    /// How the clock's thread asks to be scheduled.
+    public enum Priority: Sendable {
+        /// As the thread that created it (tests, tools).
+        case inherited
+        /// Ahead of every time-shared thread (curtaind): see `raisePriority`.
+        case realtime
+    }
+
+    /// What the thread got.
+    public enum Scheduling: Sendable, Equatable, CustomStringConvertible {
+        case inherited
+        /// SCHED_FIFO at this priority.
+        case realtime(priority: Int32)
+        /// Real-time was refused (this errno): time-shared, with a short slice.
+        case shortSlice(realtimeRefused: Int32)
+        /// Both were refused (the errno of each): as the process.
+        case unchanged(realtimeRefused: Int32, sliceRefused: Int32)
+
+        public var description: String {
+            switch self {
+            case .inherited: "inherited from the process"
+            case .realtime(let priority): "real-time (SCHED_FIFO, priority \(priority))"
+            case .shortSlice(let code):
+                "time-shared with a \(FrameClock.slice / 1000) µs slice (real-time refused: \(String(cString: strerror(code))))"
+            case .unchanged(let realtime, let slice):
+                "as the process (real-time refused: \(String(cString: strerror(realtime))); a short slice refused: \(String(cString: strerror(slice))))"
+            }
+        }
+    }
+
+    /// The lowest real-time priority: ahead of every time-shared thread, behind any real-time
+    /// thread the device runs already (a compositor's, an audio server's).
+    public static let realtimePriority: Int32 = 1
+    /// The slice asked for when real-time is refused (the kernel's minimum).
+    public static let slice: UInt64 = 100_000
+
+    /// Run on the clock's thread. A frame or a state event must not wait for whatever else
+    /// wants the CPU when an app starts: in `make bench` scenario 3 the app, woken by its
+    /// BARRIER=1's answer, preempted this thread between READY=1 and the `revealing` write,
+    /// for its whole exit (≈ 1 ms, the other core idle; BENCHMARKS.md, "READY=1 → revealing").
+    /// SCHED_FIFO needs CAP_SYS_NICE or an RLIMIT_RTPRIO (curtaind.service: LimitRTPRIO=1);
+    /// without it, a short EEVDF slice is what an unprivileged thread can ask.
+    private static func raisePriority() -> Scheduling {
+        guard curtain_set_thread_realtime(realtimePriority) != 0 else { return .realtime(priority: realtimePriority) }
+        let realtime = errno
+        guard curtain_set_thread_slice(slice) != 0 else { return .shortSlice(realtimeRefused: realtime) }
+        return .unchanged(realtimeRefused: realtime, sliceRefused: errno)
     }
 
     private let timer: Int32
@@ -56,9 +107,12 @@ public final class FrameClock: Clock, SerialExecutor, @unchecked Sendable {
     /// Drivers on other clocks (tests' manual clock) run on this one's thread.
     static let shared: FrameClock = { do { return try FrameClock() } catch { fatalError("\(error)") } }()
 
+    private let priority: Priority
+
     /// Opens the timer and starts its thread; the clock lives as long as the process (the
     /// daemon has one).
-    public init() throws(Failure) {
+    public init(priority: Priority = .inherited) throws(Failure) {
+        self.priority = priority
         timer = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
         guard timer >= 0 else { throw .system("timerfd_create", errno) }
         var ends: [Int32] = [0, 0]
@@ -71,26 +125,21 @@ public final class FrameClock: Clock, SerialExecutor, @unchecked Sendable {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
         (wakeRead, wakeWrite) = (ends[0], ends[1])
-        var thread = pthread_t()
-        let box = Unmanaged.passRetained(self).toOpaque()
-        let created = pthread_create(
-            &thread,
-            nil,
-            { raw in
-                let clock = Unmanaged<FrameClock>.fromOpaque(raw!).takeRetainedValue()
-                clock.serve()
-                return nil
-            },
-            box
-        )
-        guard created == 0 else {
-            Unmanaged<FrameClock>.fromOpaque(box).release()
+        // Named, so a scheduler trace tells it from the pool's threads (it would inherit
+        // the name of whichever thread created it).
+        guard DetachedThread.start(name: "frame-clock", { [self] in serve() }) else {
             close(timer)
             close(ends[0])
             close(ends[1])
-            throw .system("pthread_create", created)
+            throw .system("pthread_create", EAGAIN)
         }
-        pthread_detach(thread)
+    }
+
+    /// How the thread is scheduled (once it has started: an alarm it fires answers).
+    public func scheduling() async -> Scheduling {
+        await withCheckedContinuation { answer in
+            _ = schedule(at: .now) { [self] in answer.resume(returning: state.withLock { $0.scheduling }) }
+        }
     }
 
     // MARK: Executor
@@ -190,6 +239,10 @@ public final class FrameClock: Clock, SerialExecutor, @unchecked Sendable {
     /// The thread: fires the alarms due when the timer expires (re-arming it for the next), and
     /// runs the jobs enqueued on it, until there is nothing to do; then waits for either.
     private func serve() {
+        if priority == .realtime {
+            let got = Self.raisePriority()
+            state.withLock { $0.scheduling = got }
+        }
         var expirations: UInt64 = 0
         var drain = [UInt8](repeating: 0, count: 64)
         var fds = [
