@@ -117,4 +117,27 @@ import Glibc
         #expect(await plain.scheduling() == .inherited)
         #expect(await Self.policyOnThread(of: plain).policy == SCHED_OTHER)
     }
+
+    /// The clock is also a task executor: code of a task that prefers it, resumed by one of its
+    /// alarms, runs on the clock's thread, not on a pool thread that would then hop to the
+    /// driver (the driver's loop runs so: one thread woken per frame instead of two).
+    @Test(.timeLimit(.minutes(1))) func aTaskThatPrefersTheClockResumesOnItsThread() async throws {
+        let clock = try FrameClock()
+        let alarmThread = Mutex<pthread_t?>(nil)
+        @Sendable func waitForAlarm() async -> pthread_t {
+            await withCheckedContinuation { continuation in
+                _ = clock.schedule(at: clock.now.advanced(by: .milliseconds(2))) {
+                    alarmThread.withLock { $0 = pthread_self() }
+                    continuation.resume()
+                }
+            }
+            return pthread_self()
+        }
+        let preferring = await withTaskExecutorPreference(clock) { await waitForAlarm() }
+        let fired = try #require(alarmThread.withLock { $0 })
+        #expect(pthread_equal(preferring, fired) != 0, "resumed off the clock's thread")
+        // Without the preference the same code resumes on the pool.
+        let plain = await Task.detached { await waitForAlarm() }.value
+        #expect(pthread_equal(plain, fired) == 0)
+    }
 }

@@ -17,7 +17,7 @@ import Glibc
 ///
 /// One thread serves every sleeper of a clock: the earliest deadline arms the timer, a
 /// sleeper that is cancelled leaves at once (with `CancellationError`, as `Task.sleep`).
-public final class FrameClock: Clock, SerialExecutor, @unchecked Sendable {
+public final class FrameClock: Clock, SerialExecutor, TaskExecutor, @unchecked Sendable {
     public typealias Instant = ContinuousClock.Instant
     public typealias Duration = Swift.Duration
 
@@ -276,7 +276,9 @@ public final class FrameClock: Clock, SerialExecutor, @unchecked Sendable {
                 defer { s.jobs.removeAll(keepingCapacity: true) }
                 return s.jobs
             }) {
-                for job in jobs { job.runSynchronously(on: asUnownedSerialExecutor()) }
+                for job in jobs {
+                    job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+                }
             }
             if poll(&fds, 2, -1) < 0 { continue }
             if fds[1].revents != 0 { while read(wakeRead, &drain, drain.count) > 0 {} }

@@ -144,14 +144,28 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         // no stream, consumer task or pool thread in between.
         let inbox = self.inbox
         supervisor.relayEvents { inbox.post($0) }
-        await loop()
+        // Cancellation ends the loop's wait through the inbox (the wait is a plain continuation).
+        let loop = {
+            await withTaskCancellationHandler {
+                await self.loop()
+            } onCancel: {
+                inbox.cancel()
+            }
+        }
+        guard let frameClock = clock as? FrameClock else { return await loop() }
+        // A continuation resumes on the concurrency pool and hops to the actor from there,
+        // whoever resumes it: the loop's wait, ended by an alarm on the frame clock's own
+        // thread, woke a pool thread that woke the frame clock's thread again — every frame,
+        // and every app event (perf sched, issue 18). With the clock as the task's executor
+        // the resumption runs on the clock's thread, where the hop to the actor costs nothing.
+        await withTaskExecutorPreference(frameClock) { await loop() }
     }
 
     /// App events waiting for the loop, and the loop's current wait (ended by a post).
     private let inbox = Inbox()
 
     private final class Inbox: Sendable {
-        private let state = Mutex<(events: [AppEvent], wakeup: Wakeup?)>(([], nil))
+        private let state = Mutex<(events: [AppEvent], wakeup: Wakeup?, cancelled: Bool)>(([], nil, false))
 
         func post(_ event: AppEvent) {
             state.withLock { s in
@@ -160,11 +174,20 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             }?.fire()
         }
 
-        /// The loop waits on `wakeup` now; true if events wait already.
+        /// The loop's task was cancelled: its wait ends now, and every later one at once.
+        func cancel() {
+            state.withLock { s in
+                s.cancelled = true
+                return s.wakeup
+            }?.fire()
+        }
+
+        /// The loop waits on `wakeup` now; true if it must not wait (events wait already, or
+        /// the loop was cancelled).
         func waiting(on wakeup: Wakeup) -> Bool {
             state.withLock { s in
                 s.wakeup = wakeup
-                return !s.events.isEmpty
+                return !s.events.isEmpty || s.cancelled
             }
         }
 
@@ -213,12 +236,12 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                 }
                 disarm = { sleeper.cancel() }
             }
-            // Awaited here, not in a nonisolated method (which would resume on the pool first).
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { wakeup.park($0) }
-            } onCancel: {
-                wakeup.fire()
-            }
+            // Awaited here, in the actor's own method, and in no closure: it resumes on the
+            // driver's executor, the frame clock's thread. Inside withTaskCancellationHandler's
+            // operation it resumed on the pool and hopped back — a pool thread woken for every
+            // frame and every app event (perf sched, issue 18). Cancellation comes through the
+            // inbox (`run`).
+            await withCheckedContinuation { wakeup.park($0) }
             disarm()
             for event in inbox.take() { apply(event) }
             tick()
