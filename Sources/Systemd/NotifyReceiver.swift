@@ -18,7 +18,7 @@ import Glibc
 /// served round-robin, so one process flooding the socket delays and drops only its own
 /// messages, and an app flooding itself with STATUS= still gets its READY=1 through. Drops
 /// are logged through a `LogThrottle`.
-public final class NotifyReceiver: Sendable {
+public final class NotifyReceiver: TaskExecutor, Sendable {
     public struct Datagram: Sendable {
         public let pid: pid_t
         /// The sender's session, looked up the moment the datagram was read (a short-lived
@@ -50,6 +50,27 @@ public final class NotifyReceiver: Sendable {
     public let path: String
     /// Taken one at a time (pulled, so what waits stays in the backlog until it is taken).
     public let datagrams: AsyncStream<Datagram>
+    /// A task that prefers the receiver as its executor (`withTaskExecutorPreference`) runs on
+    /// its thread, between passes: a consumer of `next()` is then resumed where the datagram was
+    /// read, with no pool thread woken in between (curtaind's app supervisor: READY=1 → the
+    /// frame clock is one hand-off; issue 18). Its work delays the next pass, as a service
+    /// manager's does: keep it short.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let accepted = jobs.state.withLock { s in
+            guard !s.ended else { return false }
+            s.queue.append(job)
+            if s.polling && !s.wakeClosed {
+                // Under the lock: `stop` closes the descriptor under it too.
+                var three: UInt8 = 3
+                _ = write(wake, &three, 1)
+            }
+            s.polling = false
+            return true
+        }
+        if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    }
+
     /// The next datagram, or nil once the receiver has stopped and nothing waits; as
     /// `datagrams`, but resumed on the caller's executor (an actor consuming them is not
     /// woken through the pool first). One consumer at a time, as for `datagrams`.
@@ -62,6 +83,21 @@ public final class NotifyReceiver: Sendable {
     final class StopFlag: Sendable {
         let value = Atomic(false)
     }
+
+    /// Jobs of tasks that prefer this receiver as their executor (see `enqueue`), run by the
+    /// thread between its passes over the socket; once it has ended, they go to the pool.
+    final class Jobs: Sendable {
+        struct State {
+            var queue: [UnownedJob] = []
+            /// The thread waits in poll(2): a job must wake it.
+            var polling = false
+            var ended = false
+            /// `stop` closed the pipe's write end.
+            var wakeClosed = false
+        }
+        let state = Mutex(State())
+    }
+    private let jobs = Jobs()
 
     /// Callers of `flush` waiting for the thread's next pass over the socket.
     final class Flushes: Sendable {
@@ -180,7 +216,8 @@ public final class NotifyReceiver: Sendable {
         }
         datagrams = AsyncStream(unfolding: { [pending] in await pending.next() })
         _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)
-        let started = DetachedThread.start(name: "notify-receiver") { [stopped, flushes, pending] in
+        let executor = asUnownedTaskExecutor()
+        let started = DetachedThread.start(name: "notify-receiver") { [stopped, flushes, pending, jobs] in
             Self.drain(
                 fd: fd,
                 wake: wakeRead,
@@ -188,6 +225,7 @@ public final class NotifyReceiver: Sendable {
                 stopped: stopped,
                 flushes: flushes,
                 pending: pending,
+                jobs: (jobs, executor),
                 logger: logger
             )
         }
@@ -206,9 +244,12 @@ public final class NotifyReceiver: Sendable {
     /// Stops the thread; the stream finishes.
     public func stop() {
         guard !stopped.value.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var one: UInt8 = 1
-        _ = write(wake, &one, 1)
-        close(wake)
+        jobs.state.withLock { s in
+            var one: UInt8 = 1
+            _ = write(wake, &one, 1)
+            close(wake)
+            s.wakeClosed = true
+        }
     }
 
     /// Returns once every datagram queued on the socket when it was called has been read (and
@@ -233,8 +274,23 @@ public final class NotifyReceiver: Sendable {
         stopped: StopFlag,
         flushes: Flushes,
         pending: Pending,
+        jobs: (queue: Jobs, executor: UnownedTaskExecutor),
         logger: Logger
     ) {
+        /// Runs the jobs waiting, and those they enqueue, until none is left; then marks the
+        /// thread as about to poll (a job enqueued from then on wakes it).
+        func runJobs() {
+            while let batch = jobs.queue.state.withLock({ s -> [UnownedJob]? in
+                if s.queue.isEmpty {
+                    s.polling = true
+                    return nil
+                }
+                defer { s.queue.removeAll(keepingCapacity: true) }
+                return s.queue
+            }) {
+                for job in batch { job.runSynchronously(on: jobs.executor) }
+            }
+        }
         var buffer = [UInt8](repeating: 0, count: NotifyMessage.maximumSize + 1)
         var pollers = [
             pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
@@ -248,7 +304,9 @@ public final class NotifyReceiver: Sendable {
                     let left = ContinuousClock.now.duration(to: due).components
                     return Int32(clamping: max(0, left.seconds * 1000 + left.attoseconds / 1_000_000_000_000_000 + 1))
                 } ?? -1
+            runJobs()
             guard poll(&pollers, 2, timeout) >= 0 || errno == EINTR else { break }
+            jobs.queue.state.withLock { $0.polling = false }
             while read(wake, &scratch, scratch.count) > 0 {}
             // Requests made before this pass are answered after it.
             let waiting = flushes.waiting.withLock { w in
@@ -307,5 +365,12 @@ public final class NotifyReceiver: Sendable {
         }.forEach { $0.resume(returning: read) }
         close(fd)
         close(wake)
+        // Jobs that came too late for the thread go to the pool, as every later one will.
+        let left = jobs.queue.state.withLock { s in
+            s.ended = true
+            defer { s.queue = [] }
+            return s.queue
+        }
+        for job in left { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 }

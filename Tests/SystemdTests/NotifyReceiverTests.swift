@@ -46,6 +46,45 @@ import Glibc
         #expect(barrier.barrier && received[1].passedDescriptors == 1)
     }
 
+    /// The calling thread's name (`/proc/thread-self/comm`).
+    static func threadName() -> String {
+        ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A consumer that prefers the receiver as its executor takes each datagram on the
+    /// receiver's own thread (no pool thread between the read and the consumer); once the
+    /// receiver has stopped, the same task goes on on the pool.
+    @Test(.timeLimit(.minutes(1))) func aConsumerPreferringTheReceiverRunsOnItsThread() async throws {
+        let receiver = try receiver()
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        let address = try UnixSocketAddress(receiver.path)
+        let consumer = Task {
+            await withTaskExecutorPreference(receiver) {
+                () async -> (taken: [String], threads: Set<String>, after: String) in
+                var taken: [String] = []
+                var threads = Set<String>()
+                while let datagram = await receiver.next() {
+                    taken.append(String(decoding: datagram.bytes, as: UTF8.self))
+                    threads.insert(Self.threadName())
+                    if taken.count == 3 { receiver.stop() }
+                }
+                // Resumed by the thread's last act; everything after runs on the pool.
+                await Task.yield()
+                return (taken, threads, Self.threadName())
+            }
+        }
+        for text in ["STATUS=one", "STATUS=two", "READY=1"] {
+            let sent = address.withSockAddr { sendto(fd, text, text.utf8.count, 0, $0, $1) }
+            #expect(sent == text.utf8.count)
+        }
+        let result = await consumer.value
+        #expect(result.taken == ["STATUS=one", "STATUS=two", "READY=1"])
+        #expect(result.threads == ["notify-receiver"], "\(result.threads)")
+        #expect(result.after != "notify-receiver")
+    }
+
     /// flush answers only once what was sent before it is queued, numbered in order; after
     /// stop it answers at once.
     @Test(.timeLimit(.minutes(1))) func flushTakesWhatWasSentBeforeIt() async throws {

@@ -111,8 +111,14 @@ actor ProcessSupervisor: AppSupervisor {
         unitClaim = claim
     }
 
-    /// Takes notify messages until the receiver stops.
+    /// Takes notify messages until the receiver stops, on the receiver's own thread (its task
+    /// prefers the receiver as executor): a READY=1 is attributed where it was read and handed
+    /// to the driver from there, with no pool thread in between (issue 18).
     func run() async {
+        await withTaskExecutorPreference(receiver) { await self.takeDatagrams() }
+    }
+
+    private func takeDatagrams() async {
         while let datagram = await receiver.next() {
             await handle(datagram)
             handledThrough = datagram.sequence
