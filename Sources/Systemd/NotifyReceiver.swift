@@ -261,9 +261,16 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
     public func flush() async -> UInt64 {
         guard !stopped.value.load(ordering: .acquiring) else { return 0 }
         return await withCheckedContinuation { continuation in
-            flushes.waiting.withLock { $0.append(continuation) }
-            var one: UInt8 = 2
-            _ = write(wake, &one, 1)
+            // Under the lock `stop` closes the pipe under and the thread takes its last flushes
+            // under: a flush racing them neither writes to a closed descriptor nor waits forever.
+            let queued = jobs.state.withLock { s in
+                guard !s.wakeClosed, !s.ended else { return false }
+                flushes.waiting.withLock { $0.append(continuation) }
+                var two: UInt8 = 2
+                _ = write(wake, &two, 1)
+                return true
+            }
+            if !queued { continuation.resume(returning: 0) }
         }
     }
 
@@ -359,18 +366,22 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
         // What is still queued is taken after this; a consumer waits only when nothing is.
         consumers.forEach { $0.resume(returning: nil) }
         log.flush(logger, at: nil)
-        flushes.waiting.withLock { w in
-            defer { w = [] }
-            return w
-        }.forEach { $0.resume(returning: read) }
-        close(fd)
-        close(wake)
-        // Jobs that came too late for the thread go to the pool, as every later one will.
-        let left = jobs.queue.state.withLock { s in
+        // Jobs that came too late for the thread go to the pool, as every later one will; the
+        // last flushes are taken under the same lock (see `flush`).
+        let (left, lastFlushes) = jobs.queue.state.withLock { s in
             s.ended = true
             defer { s.queue = [] }
-            return s.queue
+            return (
+                s.queue,
+                flushes.waiting.withLock { w in
+                    defer { w = [] }
+                    return w
+                }
+            )
         }
+        lastFlushes.forEach { $0.resume(returning: read) }
+        close(fd)
+        close(wake)
         for job in left { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 }

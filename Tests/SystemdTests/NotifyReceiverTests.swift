@@ -105,6 +105,17 @@ import Glibc
         #expect(await receiver.flush() == 0)
     }
 
+    /// A flush racing `stop` is answered: it neither waits for a thread that has ended nor
+    /// writes to the wake pipe `stop` closed (200 races, each against a fresh receiver).
+    @Test(.timeLimit(.minutes(1))) func aFlushRacingStopIsAnswered() async throws {
+        for _ in 0..<200 {
+            let receiver = try receiver()
+            async let flushed = receiver.flush()
+            receiver.stop()
+            _ = await flushed
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func pythonSystemdDaemonAndABurstBeyondTheQueue() async throws {
         guard TestEnvironment.isExecutable(Self.python) else { return }
         let receiver = try receiver()
