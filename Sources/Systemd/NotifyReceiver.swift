@@ -60,11 +60,7 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
         let accepted = jobs.state.withLock { s in
             guard !s.ended else { return false }
             s.queue.append(job)
-            if s.polling && !s.wakeClosed {
-                // Under the lock: `stop` closes the descriptor under it too.
-                var three: UInt8 = 3
-                _ = write(wake, &three, 1)
-            }
+            if s.polling { wakeThread(s) }
             s.polling = false
             return true
         }
@@ -245,11 +241,18 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
     public func stop() {
         guard !stopped.value.exchange(true, ordering: .acquiringAndReleasing) else { return }
         jobs.state.withLock { s in
-            var one: UInt8 = 1
-            _ = write(wake, &one, 1)
+            wakeThread(s)
             close(wake)
             s.wakeClosed = true
         }
+    }
+
+    /// Wakes the thread from poll(2). Called with `jobs`' lock held (`state` is its contents):
+    /// `stop` closes the pipe under that lock, so no write reaches a closed descriptor.
+    private func wakeThread(_ state: borrowing Jobs.State) {
+        guard !state.wakeClosed else { return }
+        var byte: UInt8 = 1
+        _ = write(wake, &byte, 1)
     }
 
     /// Returns once every datagram queued on the socket when it was called has been read (and
@@ -259,15 +262,13 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
     /// manager takes what a process sent before it takes the process's exit (systemd drains
     /// its notify socket before it handles SIGCHLD); this is how curtaind does the same.
     public func flush() async -> UInt64 {
-        guard !stopped.value.load(ordering: .acquiring) else { return 0 }
-        return await withCheckedContinuation { continuation in
+        await withCheckedContinuation { continuation in
             // Under the lock `stop` closes the pipe under and the thread takes its last flushes
             // under: a flush racing them neither writes to a closed descriptor nor waits forever.
             let queued = jobs.state.withLock { s in
                 guard !s.wakeClosed, !s.ended else { return false }
                 flushes.waiting.withLock { $0.append(continuation) }
-                var two: UInt8 = 2
-                _ = write(wake, &two, 1)
+                wakeThread(s)
                 return true
             }
             if !queued { continuation.resume(returning: 0) }

@@ -13,7 +13,9 @@ import Glibc
 ///
 /// The thread is also a serial executor: the driver actor runs on it (`LaunchDriver`), so a
 /// timer that fires resumes the driver's loop on the same thread, at once — no hop through the
-/// concurrency pool between the deadline and the frame's write to the observers' sockets.
+/// concurrency pool between the deadline and the frame's write to the observers' sockets. It is a
+/// task executor too: the driver's loop prefers it, because a continuation resumes on the pool
+/// whoever resumes it, and would hop back to this thread from there.
 ///
 /// One thread serves every sleeper of a clock: the earliest deadline arms the timer, a
 /// sleeper that is cancelled leaves at once (with `CancellationError`, as `Task.sleep`).

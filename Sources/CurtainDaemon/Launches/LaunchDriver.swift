@@ -144,28 +144,20 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         // no stream, consumer task or pool thread in between.
         let inbox = self.inbox
         supervisor.relayEvents { inbox.post($0) }
-        // Cancellation ends the loop's wait through the inbox (the wait is a plain continuation).
-        let loop = {
-            await withTaskCancellationHandler {
-                await self.loop()
-            } onCancel: {
-                inbox.cancel()
-            }
-        }
         guard let frameClock = clock as? FrameClock else { return await loop() }
         // A continuation resumes on the concurrency pool and hops to the actor from there,
         // whoever resumes it: the loop's wait, ended by an alarm on the frame clock's own
         // thread, woke a pool thread that woke the frame clock's thread again — every frame,
         // and every app event (perf sched, issue 18). With the clock as the task's executor
         // the resumption runs on the clock's thread, where the hop to the actor costs nothing.
-        await withTaskExecutorPreference(frameClock) { await loop() }
+        await withTaskExecutorPreference(frameClock) { await self.loop() }
     }
 
     /// App events waiting for the loop, and the loop's current wait (ended by a post).
     private let inbox = Inbox()
 
     private final class Inbox: Sendable {
-        private let state = Mutex<(events: [AppEvent], wakeup: Wakeup?, cancelled: Bool)>(([], nil, false))
+        private let state = Mutex<(events: [AppEvent], wakeup: Wakeup?)>(([], nil))
 
         func post(_ event: AppEvent) {
             state.withLock { s in
@@ -174,20 +166,11 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             }?.fire()
         }
 
-        /// The loop's task was cancelled: its wait ends now, and every later one at once.
-        func cancel() {
-            state.withLock { s in
-                s.cancelled = true
-                return s.wakeup
-            }?.fire()
-        }
-
-        /// The loop waits on `wakeup` now; true if it must not wait (events wait already, or
-        /// the loop was cancelled).
+        /// The loop waits on `wakeup` now; true if events wait already.
         func waiting(on wakeup: Wakeup) -> Bool {
             state.withLock { s in
                 s.wakeup = wakeup
-                return !s.events.isEmpty || s.cancelled
+                return !s.events.isEmpty
             }
         }
 
@@ -236,12 +219,13 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                 }
                 disarm = { sleeper.cancel() }
             }
-            // Awaited here, in the actor's own method, and in no closure: it resumes on the
-            // driver's executor, the frame clock's thread. Inside withTaskCancellationHandler's
-            // operation it resumed on the pool and hopped back — a pool thread woken for every
-            // frame and every app event (perf sched, issue 18). Cancellation comes through the
-            // inbox (`run`).
-            await withCheckedContinuation { wakeup.park($0) }
+            // Resumed on the frame clock's thread when the loop's task prefers the clock as its
+            // executor (`run`); otherwise through the pool.
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { wakeup.park($0) }
+            } onCancel: {
+                wakeup.fire()
+            }
             disarm()
             for event in inbox.take() { apply(event) }
             tick()
