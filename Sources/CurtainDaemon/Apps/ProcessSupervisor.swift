@@ -89,6 +89,11 @@ actor ProcessSupervisor: AppSupervisor {
     /// process whose every child is an app (curtaind, a child subreaper). A supervisor inside
     /// another program (a test) must never reap that program's own children.
     private let sweepsOrphans: Bool
+    /// This process's environment as apps inherit it ("KEY=value\0"), read at the first spawn:
+    /// curtaind's own does not change once it has started (socket activation's variables are
+    /// gone by then), and reading it into a dictionary twice per spawn, as `.inherit` does, was
+    /// ≈ 4 % of curtaind's CPU in scenario 6 of `make bench` (issue 18).
+    private lazy var inherited: [[UInt8]] = Self.currentEnvironment()
 
     init(
         notifySocket path: String,
@@ -193,11 +198,11 @@ actor ProcessSupervisor: AppSupervisor {
     private func reapOrphans() {
         guard sweepsOrphans, starting.isEmpty, Self.hasExitedChild() else { return }
         let me = getpid()
-        // Only this process's children that are no app's main process can be such orphans: read
-        // those, not every process (issue 18; an app registered and exited, not yet reaped by
+        // Only the orphans re-parented here (to the main thread) can be such: read those, not
+        // every process (issue 18; an app registered and exited, not yet reaped by
         // swift-subprocess, made this scan the whole of /proc after most launches).
         let candidates =
-            ProcessTree.children().map { $0.subtracting(instances.keys).compactMap(ProcessTree.entry) }
+            ProcessTree.adopted().map { $0.subtracting(instances.keys).compactMap(ProcessTree.entry) }
             ?? Array(ProcessTree.snapshot().values)
         for entry in candidates where entry.parent == me && entry.zombie && instances[entry.pid] == nil {
             var status: Int32 = 0
@@ -216,6 +221,18 @@ actor ProcessSupervisor: AppSupervisor {
     }
 
     // MARK: - Starting and stopping apps
+
+    static func currentEnvironment() -> [[UInt8]] {
+        var entries: [[UInt8]] = []
+        var cursor = environ
+        while let entry = cursor.pointee {
+            entries.append(
+                Array(UnsafeBufferPointer(start: entry, count: strlen(entry) + 1)).map { UInt8(bitPattern: $0) }
+            )
+            cursor += 1
+        }
+        return entries
+    }
 
     func start(_ id: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
         // Released before it started (the release's task ran first): nothing to start.
@@ -277,7 +294,7 @@ actor ProcessSupervisor: AppSupervisor {
         let configuration = Subprocess.Configuration(
             executable: .path(FilePath(program)),
             arguments: Arguments(Array(argv.dropFirst())),
-            environment: .inherit.updating(environment),
+            environment: .custom(inherited).updating(environment),
             workingDirectory: app.workingDirectory.map { FilePath($0) },
             platformOptions: options
         )
@@ -508,13 +525,12 @@ actor ProcessSupervisor: AppSupervisor {
         // Whatever it left behind, in its group or re-parented here (as systemd stops a
         // service's whole cgroup when its main process exits).
         kill(-pid, SIGKILL)
-        // Whatever it left is a child of this process or below one: re-parented here when its
-        // parent exited (curtaind is a child subreaper), or one of our children whose
-        // CURTAIN_LAUNCH_ID names the launch. So only the subtrees under children that are no
-        // app's main process are looked at (often none; when the next app is being spawned,
-        // that one), never every process on the machine (a scan of /proc was 15 % of
-        // curtaind's CPU in scenario 6 of `make bench`: issue 18).
-        let unknown = ProcessTree.children()?.subtracting(instances.keys)
+        // Whatever it left is a child of this process or below one, re-parented here when its
+        // parent exited (curtaind is a child subreaper): to the main thread, which spawns no
+        // app. So only the subtrees under those orphans are looked at (almost always none),
+        // never every process on the machine (a scan of /proc was 15 % of curtaind's CPU in
+        // scenario 6 of `make bench`, and reading every thread's children 7 %: issue 18).
+        let unknown = ProcessTree.adopted()?.subtracting(instances.keys)
         let table = unknown.flatMap { $0.isEmpty ? [:] : ProcessTree.subtree(of: $0) }
         let leftovers =
             table?.isEmpty == true
