@@ -206,7 +206,11 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
                 grace: configuration.daemon.observerGrace,
                 request: request
             ) { event, last in
-                let now = try await Self.launcher { () async throws(LaunchError) in try await driver.get(launch.id) }
+                // As its event left it (no hop to the driver's actor per event; issue 18).
+                let now =
+                    if let published = driver.published[launch.id] { published } else {
+                        try await Self.launcher { () async throws(LaunchError) in try await driver.get(launch.id) }
+                    }
                 try await reply(
                     [
                         "launch": Wire.launch(now, display: display), "decision": .string(decision),

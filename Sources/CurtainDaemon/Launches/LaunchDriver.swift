@@ -17,6 +17,8 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     private let epoch: C.Instant
     private var frames: FrameSchedule
     let broadcaster: Broadcaster
+    /// Each launch as observers last heard of it (for Launch calls' replies).
+    nonisolated let published = PublishedLaunches()
     private let supervisor: any AppSupervisor
     private let logger: Logger
     private var recorder: LaunchRecorder
@@ -486,6 +488,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                 if let previous = destinations[id], previous != destination {
                     destinations[id] = destination
                     let reason = coordinator.launch(id)?.reason ?? "destination changed"
+                    if let launch = coordinator.launch(id) { published.set(launch) }
                     broadcaster.publish(.destination(launch: id, destination, reason: reason, time: t))
                 }
                 let route = coordinator.launch(id)?.route ?? .normal(app: destination.app)
@@ -546,12 +549,14 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
     private func record(_ transition: LaunchTransition) {
         let id = transition.launch
+        if let launch = coordinator.launch(id) { published.set(launch) }
         broadcaster.publish(.state(transition))
         if transition.to.isEnded {
             broadcaster.finish(launch: id)
             forget(id)
-            // Scenes of launches the history has dropped go with them.
+            // Scenes and published launches the history has dropped go with them.
             scenes = scenes.filter { coordinator.launch($0.key) != nil }
+            published.keep(only: Set(coordinator.launches.map(\.id)))
         }
     }
 
