@@ -18,10 +18,17 @@
 #include <sched.h>
 #include <linux/types.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
+
+long curtain_filesystem_type(int fd) {
+    struct statfs info;
+    if (fstatfs(fd, &info) != 0) return -1;
+    return (long)info.f_type;
+}
 
 int curtain_set_child_subreaper(void) {
     return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);

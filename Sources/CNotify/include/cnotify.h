@@ -31,6 +31,10 @@ int curtain_pidfd_open(pid_t pid);
 /// instead of init, so they stay reachable (and are reaped here). 0, or -1 with errno.
 int curtain_set_child_subreaper(void);
 
+/// fstatfs(2)'s filesystem type of `fd` (TMPFS_MAGIC, …), or -1 with errno. (Glibc's Swift
+/// module does not export sys/vfs.h.)
+long curtain_filesystem_type(int fd);
+
 /// pidfd_send_signal(2): signals exactly the process the descriptor refers to (no pid reuse).
 int curtain_pidfd_send_signal(int pidfd, int signal);
 
