@@ -300,6 +300,8 @@ import Testing
         #expect(c.request(Self.request(3, Self.chat, policy: .queue), at: 0.1).0 == .queued(behind: LaunchID(1)))
         #expect(c.request(Self.request(4, Self.fallback, policy: .queue), at: 0.1).0 == .busy(LaunchID(1)))
         #expect(c.launches.map(\.id) == [LaunchID(1), LaunchID(3)])
+        #expect(c.inFlight.map(\.id) == [LaunchID(1), LaunchID(3)])
+        #expect(c.ids == [LaunchID(1), LaunchID(3)])
     }
 
     @Test func replaceStartsOver() {
@@ -366,6 +368,12 @@ import Testing
             _ = c.advance(to: Double(i) * 20 + 11)
         }
         #expect(c.launches.map(\.id.value) == [5, 4, 3])
+        // The ended ones are known, none is in flight; a new one is both.
+        #expect(c.ids == Set([5, 4, 3].map(LaunchID.init)))
+        #expect(c.inFlight.isEmpty)
+        _ = c.request(Self.request(6), at: 200)
+        #expect(c.inFlight.map(\.id.value) == [6])
+        #expect(c.ids == Set([6, 5, 4, 3].map(LaunchID.init)))
     }
 }
 

@@ -57,6 +57,21 @@ public struct Coordinator: Sendable {
         (active.map { [$0.launch] } ?? []) + queue.map(\.launch) + history.reversed()
     }
 
+    /// The launches not ended (the current one, then the queued ones): `launches` without
+    /// the history, which the driver reads after every input (a copy of each of up to 64
+    /// ended launches each time was a tenth of its thread's work per launch; issue 18).
+    public var inFlight: [Launch] {
+        ((active.map { [$0.launch] } ?? []) + queue.map(\.launch)).filter { !$0.state.isEnded }
+    }
+
+    /// The ids of every launch known (those of `launches`), without copying the launches.
+    public var ids: Set<LaunchID> {
+        var ids = Set(history.lazy.map(\.id))
+        ids.formUnion(queue.lazy.map(\.launch.id))
+        if let active { ids.insert(active.launch.id) }
+        return ids
+    }
+
     public func launch(_ id: LaunchID) -> Launch? {
         if let active, active.launch.id == id { return active.launch }
         return queue.first { $0.launch.id == id }?.launch ?? history.last { $0.id == id }

@@ -541,7 +541,7 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
     private func persistLaunches() {
         guard let onLaunches else { return }
-        let inFlight = coordinator.launches.filter { !$0.state.isEnded }
+        let inFlight = coordinator.inFlight
         guard persisted?.ids != inFlight.map(\.id) || persisted?.lastID != nextID else { return }
         persisted = (inFlight.map(\.id), nextID)
         onLaunches(inFlight, nextID)
@@ -555,8 +555,9 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             broadcaster.finish(launch: id)
             forget(id)
             // Scenes and published launches the history has dropped go with them.
-            scenes = scenes.filter { coordinator.launch($0.key) != nil }
-            published.keep(only: Set(coordinator.launches.map(\.id)))
+            let known = coordinator.ids
+            scenes = scenes.filter { known.contains($0.key) }
+            published.keep(only: known)
         }
     }
 
