@@ -27,9 +27,12 @@ public enum Daemon {
     public struct Options: Sendable {
         public var configPath: String?
         public var socketPath: String?
-        public init(configPath: String? = nil, socketPath: String? = nil) {
+        /// What `Allocator.turnOffThreadCaches` did, for the start-up log (nil: not asked).
+        public var threadCaches: Allocator.ThreadCaches?
+        public init(configPath: String? = nil, socketPath: String? = nil, threadCaches: Allocator.ThreadCaches? = nil) {
             self.configPath = configPath
             self.socketPath = socketPath
+            self.threadCaches = threadCaches
         }
     }
 
@@ -116,6 +119,10 @@ public enum Daemon {
         do { frameClock = try FrameClock(priority: .realtime) } catch {
             logger.error("cannot start the frame clock", metadata: ["error": "\(error)"])
             return 1
+        }
+        if let caches = options.threadCaches {
+            let level: Logger.Level = if case .on = caches { .notice } else { .info }
+            logger.log(level: level, "allocator: \(caches)")
         }
         let scheduling = await frameClock.scheduling()
         logger.log(

@@ -94,7 +94,8 @@ enum Curtaind {
             let text = Array("Error: \(message)\n\(usage)\n  See 'curtaind --help' for more information.\n".utf8)
             _ = text.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
             exit(64)
-        case .run(let options):
+        case .run(var options):
+            options.threadCaches = Allocator.turnOffThreadCaches()
             exit(await Daemon.run(options))
         }
     }

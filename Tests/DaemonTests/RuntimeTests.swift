@@ -53,7 +53,7 @@ import Glibc
             try text.write(toFile: config, atomically: true, encoding: .utf8)
         }
 
-        func start() async throws -> TestProcess {
+        func start(environment: [String: String] = [:]) async throws -> TestProcess {
             // One listener per start (a restart binds a new one), inside the test's directory.
             let listener = directory.appendingPathComponent("listener-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: listener, withIntermediateDirectories: true)
@@ -61,7 +61,7 @@ import Glibc
             let process = try await TestProcess(
                 TestEnvironment.product("curtaind"),
                 ["--config", config, "--socket", socket],
-                environment: ["NOTIFY_SOCKET": notify.path]
+                environment: environment.merging(["NOTIFY_SOCKET": notify.path]) { $1 }
             )
             #expect(await notify.await { $0.hasPrefix("READY=1") }.matched != nil, "\(process.output)")
             return process
@@ -104,6 +104,56 @@ import Glibc
             )
             return text.split(whereSeparator: \.isWhitespace).compactMap { pid_t($0) }
         }
+    }
+
+    /// curtaind runs with glibc's per-thread caches off (it executes itself again, once, with
+    /// the tunable added to GLIBC_TUNABLES; not when the caller set a tcache count), and its
+    /// apps get the environment it was started with.
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [("glibc.malloc.arena_max=2", true), ("", true), ("glibc.malloc.tcache_count=3", false)]
+    )
+    func threadCachesAreOffAndAppsGetTheCallersEnvironment(tunables: String, executedAgain: Bool) async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: setup.config))
+        handle.seekToEndOfFile()
+        handle.write(
+            Data(
+                """
+
+                [[apps]]
+                name = "env"
+                exec = ["\(Self.apps)/env.sh", "\(setup.directory.path)"]
+                screens = ["home"]
+                default_screen = "home"
+
+                """.utf8
+            )
+        )
+        try handle.close()
+        let daemon = try await setup.start(environment: ["GLIBC_TUNABLES": tunables])
+        let initial = try #require(POSIX.readFile("/proc/\(daemon.pid)/environ"))
+            .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        // As the second run started (glibc's parser has since cut GLIBC_TUNABLES at its ':').
+        #expect(initial.contains { $0.hasSuffix(Allocator.threadCachesOff) } == executedAgain, "\(initial)")
+        #expect(initial.contains { $0.hasPrefix(Allocator.savedTunables + "=") } == executedAgain)
+
+        let launched = try await setup.launch("env")
+        #expect(SupervisorTests.states(launched.events).last == "failed", "\(launched.events)")
+        let seen = try String(
+            contentsOfFile: setup.directory.appendingPathComponent("env-\(launched.id)").path,
+            encoding: .utf8
+        ).split(separator: "\n").map(String.init)
+        #expect(seen.filter { $0.hasPrefix("GLIBC_TUNABLES=") } == ["GLIBC_TUNABLES=\(tunables)"], "\(seen)")
+        #expect(!seen.contains { $0.hasPrefix(Allocator.savedTunables) })
+        let said =
+            executedAgain
+            ? "allocator: glibc's thread caches off"
+            : "allocator: glibc's thread caches as GLIBC_TUNABLES sets them (\(tunables))"
+        #expect(daemon.output.contains(said), "\(daemon.output)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.finish(within: 15).status == 0)
     }
 
     /// A second curtaind with the same configuration exits 1 naming the lock and its holder,

@@ -65,6 +65,9 @@ struct CurtaindUnitTests {
         #expect(limits == ["LimitRTPRIO": "1", "LimitRTTIME": "5000000", "RestrictRealtime": "no"], "\(limits)")
         let threads = try await systemd.run(["ps", "-L", "-o", "comm=,cls=", "-p", pid])
         let classes = threads.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        // curtaind executed itself again with glibc's thread caches off (Allocator).
+        let allocator = try await systemd.journalctl("-u", "curtaind", "-o", "cat", "--grep", "allocator:")
+        #expect(allocator.stdout.contains("allocator: glibc's thread caches off"), "\(allocator)")
         let said = try await systemd.journalctl("-u", "curtaind", "-o", "cat", "--grep", "frame clock")
         if Self.canRaiseHardLimits {
             #expect(said.stdout.contains("frame clock: real-time (SCHED_FIFO, priority 1)"), "\(said)")
