@@ -138,6 +138,8 @@ import Glibc
         // As the second run started (glibc's parser has since cut GLIBC_TUNABLES at its ':').
         #expect(initial.contains { $0.hasSuffix(Allocator.threadCachesOff) } == executedAgain, "\(initial)")
         #expect(initial.contains { $0.hasPrefix(Allocator.savedTunables + "=") } == executedAgain)
+        // Executed again by its path: still named curtaind (for ps, pidof and the journal's _COMM).
+        #expect(POSIX.readFile("/proc/\(daemon.pid)/comm").map { String(decoding: $0, as: UTF8.self) } == "curtaind\n")
 
         let launched = try await setup.launch("env")
         #expect(SupervisorTests.states(launched.events).last == "failed", "\(launched.events)")

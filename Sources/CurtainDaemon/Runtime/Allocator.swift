@@ -38,7 +38,7 @@ public enum Allocator {
     static let savedTunables = "CURTAIN_SAVED_GLIBC_TUNABLES"
 
     /// Turns glibc's per-thread caches off. Tunables are read only when a program is loaded,
-    /// so this executes the program again (the same pid, descriptors and arguments) with
+    /// so this executes the program again (the same pid, name, descriptors and arguments) with
     /// `threadCachesOff` added to GLIBC_TUNABLES, once; in that second run it puts the caller's
     /// environment back, so apps inherit it unchanged. Nothing happens when the caller chose a
     /// tcache count itself (valgrind's runs set one: a program executed again would leave
@@ -55,7 +55,12 @@ public enum Allocator {
         let current = given.flatMap { $0.isEmpty ? nil : $0 }
         setenv(savedTunables, saved, 1)
         setenv("GLIBC_TUNABLES", current.map { $0 + ":" + threadCachesOff } ?? threadCachesOff, 1)
-        execv("/proc/self/exe", CommandLine.unsafeArgv)
+        // By its path, so the process keeps its name (comm is the executed file's name; through
+        // /proc/self/exe it would be "exe"), unless the file is gone.
+        var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &path, path.count - 1)
+        let file = length > 0 ? String(decoding: path[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        execv(file.hasPrefix("/") && !file.hasSuffix(" (deleted)") ? file : "/proc/self/exe", CommandLine.unsafeArgv)
         let error = errno
         restore(saved)  // not executed again (no /proc, say): on with the caches
         return .on(error)
