@@ -90,23 +90,7 @@ import Glibc
     @Test(.timeLimit(.minutes(1))) func whatAnExitedAppLeftIsStopped() async throws {
         let setup = try RuntimeTests.Setup()
         defer { setup.remove() }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: setup.config))
-        handle.seekToEndOfFile()
-        handle.write(
-            Data(
-                """
-
-                [[apps]]
-                name = "leaver"
-                exec = ["\(RuntimeTests.apps)/leaver.sh", "\(setup.directory.path)"]
-                screens = ["home"]
-                default_screen = "home"
-                single_instance = false
-
-                """.utf8
-            )
-        )
-        try handle.close()
+        try setup.addApp("leaver", script: "leaver.sh")
         let daemon = try await setup.start()
         let launched = try await setup.launch("leaver")
         #expect(SupervisorTests.states(launched.events).last == "failed", "\(launched.events)")

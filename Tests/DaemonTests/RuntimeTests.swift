@@ -43,14 +43,9 @@ import Glibc
                 screens = ["home", "detail"]
                 default_screen = "detail"
 
-                [[apps]]
-                name = "holder"
-                exec = ["\(apps)/holder.sh", "\(directory.path)"]
-                screens = ["home"]
-                default_screen = "home"
-                single_instance = false
                 """
             try text.write(toFile: config, atomically: true, encoding: .utf8)
+            try addApp("holder", script: "holder.sh")
         }
 
         func start(environment: [String: String] = [:]) async throws -> TestProcess {
@@ -96,6 +91,27 @@ import Glibc
 
         func remove() { try? FileManager.default.removeItem(at: directory) }
 
+        /// Adds app `name`: one of the test apps, given this setup's directory, never single.
+        func addApp(_ name: String, script: String) throws {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: config))
+            defer { try? handle.close() }
+            handle.seekToEndOfFile()
+            handle.write(
+                Data(
+                    """
+
+                    [[apps]]
+                    name = "\(name)"
+                    exec = ["\(RuntimeTests.apps)/\(script)", "\(directory.path)"]
+                    screens = ["home"]
+                    default_screen = "home"
+                    single_instance = false
+
+                    """.utf8
+                )
+            )
+        }
+
         /// The holder app of launch `id`: its own pid and its `setsid` helper's.
         func holderPids(_ id: Int64) throws -> [pid_t] {
             let text = try String(
@@ -116,22 +132,7 @@ import Glibc
     func threadCachesAreOffAndAppsGetTheCallersEnvironment(tunables: String, executedAgain: Bool) async throws {
         let setup = try Setup()
         defer { setup.remove() }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: setup.config))
-        handle.seekToEndOfFile()
-        handle.write(
-            Data(
-                """
-
-                [[apps]]
-                name = "env"
-                exec = ["\(Self.apps)/env.sh", "\(setup.directory.path)"]
-                screens = ["home"]
-                default_screen = "home"
-
-                """.utf8
-            )
-        )
-        try handle.close()
+        try setup.addApp("env", script: "env.sh")
         let daemon = try await setup.start(environment: ["GLIBC_TUNABLES": tunables])
         let initial = try #require(POSIX.readFile("/proc/\(daemon.pid)/environ"))
             .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
