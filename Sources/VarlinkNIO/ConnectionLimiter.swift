@@ -8,10 +8,14 @@ final class ConnectionLimiter: Sendable {
         var perUID: [UInt32: Int] = [:]
         /// Most connections open at once since the count last drained.
         var peak = 0
+        /// A burst was seen, and its connections are not all gone yet.
+        var draining = false
     }
 
     /// A burst: this many connections open at once at least. Once the count has fallen to a
-    /// quarter of such a peak, the burst has drained (`release` says so, once).
+    /// quarter of such a peak, the burst has drained (`release` says so, once), and again at
+    /// each fall to a quarter of that, down to none: the stragglers (a client that never ends
+    /// its message waits for its timeout) free what they held after the first drain.
     static let burst = 32
 
     let maximumTotal: Int
@@ -44,8 +48,10 @@ final class ConnectionLimiter: Sendable {
             counts.total -= 1
             let remaining = counts.perUID[uid, default: 1] - 1
             counts.perUID[uid] = remaining == 0 ? nil : remaining
-            guard counts.peak >= Self.burst, counts.total * 4 <= counts.peak else { return false }
+            if counts.peak >= Self.burst { counts.draining = true }
+            guard counts.draining, counts.total * 4 <= counts.peak else { return false }
             counts.peak = counts.total
+            if counts.total == 0 { counts.draining = false }
             return true
         }
     }
