@@ -15,8 +15,8 @@ import Glibc
 @Suite struct SupervisorFloodTests {
     /// An app starts a process in a session of its own (`setsid -w`, so outside the app) that
     /// sends 10 000 READY=1 and exits; the app exits with it. Its exit is taken only after
-    /// every message sent before it was handled (`catchUp`), so when the launch fails all
-    /// 10 000 have been rejected — in a bounded number of lines.
+    /// every message sent before it was handled (`catchUp`), so every message that reached the
+    /// supervisor is rejected (at once, or when its hold expires) — in a bounded number of lines.
     @Test(.timeLimit(.minutes(1))) func tenThousandRejectedMessagesMakeABoundedNumberOfLines() async throws {
         let python = "/usr/bin/python3"
         guard TestEnvironment.isExecutable(python) else { return }
@@ -62,6 +62,10 @@ import Glibc
         var reasons = failures.makeAsyncIterator()
         let reason = await reasons.next()
         #expect(reason?.contains("before it was ready") == true, "\(reason ?? "")")
+        // Past the 64 held, a message is rejected at once; the held ones when their window has
+        // passed. Under load the receiver's backlog drops part of the flood first, and what got
+        // through may all be held when the app exits: wait (bounded) for the window.
+        #expect(await log.wait(within: 10) { $0.contains { $0.contains("outside every app rejected") } })
         let seconds = Int((ContinuousClock.now - started).components.seconds)
         let rejected = log.lines.filter { $0.contains("outside every app rejected") }
         #expect(!rejected.isEmpty)
