@@ -40,10 +40,10 @@ import Glibc
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
         defer { argv.forEach { free($0) } }
         #expect(posix_spawn(&pid, "/bin/true", nil, nil, argv, environ) == 0)
-        #expect(ProcessTree.children()?.contains(pid) == true)  // running, or exited and unreaped
+        #expect(ProcessTree.children(of: getpid())?.contains(pid) == true)  // running, or exited and unreaped
         var status: Int32 = 0
         #expect(waitpid(pid, &status, 0) == pid)
-        #expect(ProcessTree.children()?.contains(pid) == false)
+        #expect(ProcessTree.children(of: getpid())?.contains(pid) == false)
     }
 
     /// `ProcessTree.subtree`: what `exited` reads instead of every process on the machine. A

@@ -226,9 +226,7 @@ actor ProcessSupervisor: AppSupervisor {
         var entries: [[UInt8]] = []
         var cursor = environ
         while let entry = cursor.pointee {
-            entries.append(
-                Array(UnsafeBufferPointer(start: entry, count: strlen(entry) + 1)).map { UInt8(bitPattern: $0) }
-            )
+            entries.append(Array(UnsafeRawBufferPointer(start: entry, count: strlen(entry) + 1)))
             cursor += 1
         }
         return entries

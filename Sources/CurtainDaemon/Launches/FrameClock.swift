@@ -65,9 +65,9 @@ public final class FrameClock: Clock, SerialExecutor, TaskExecutor, @unchecked S
             case .inherited: "inherited from the process"
             case .realtime(let priority): "real-time (SCHED_FIFO, priority \(priority))"
             case .shortSlice(let code):
-                "time-shared with a \(FrameClock.slice / 1000) µs slice (real-time refused: \(String(cString: strerror(code))))"
+                "time-shared with a \(FrameClock.slice / 1000) µs slice (real-time refused: \(POSIX.errorText(code)))"
             case .unchanged(let realtime, let slice):
-                "as the process (real-time refused: \(String(cString: strerror(realtime))); a short slice refused: \(String(cString: strerror(slice))))"
+                "as the process (real-time refused: \(POSIX.errorText(realtime)); a short slice refused: \(POSIX.errorText(slice)))"
             }
         }
     }

@@ -52,59 +52,38 @@ enum ProcessTree {
         return table
     }
 
-    /// This process's children (of every thread), from /proc/self/task/*/children: a few small
+    /// `pid`'s children (of every thread of it), from /proc/PID/task/*/children: a few small
     /// files, where `snapshot` reads one per process on the machine (on a loaded machine that
-    /// scan took tens of milliseconds). Nil when they cannot be read (a kernel without
-    /// CONFIG_PROC_CHILDREN): then only `snapshot` can tell.
-    static func children() -> Set<pid_t>? { children(of: "self") }
-
-    /// `pid`'s children (of every thread of it): as `children()`, for another process (an
-    /// empty set when it is gone).
-    static func children(of pid: pid_t) -> Set<pid_t>? { children(of: String(pid)) }
+    /// scan took tens of milliseconds). An empty set when it is gone; nil when the files cannot
+    /// be read (a kernel without CONFIG_PROC_CHILDREN): then only `snapshot` can tell.
+    static func children(of pid: pid_t) -> Set<pid_t>? {
+        guard let tasks = POSIX.directoryEntries("/proc/\(pid)/task") else { return [] }
+        var result: Set<pid_t> = []
+        for task in tasks {
+            // A task gone meanwhile is skipped: the thread has ended.
+            if readChildren("/proc/\(pid)/task/\(task)/children", into: &result) == .unsupported { return nil }
+        }
+        return result
+    }
 
     /// The children of this process's main thread: where the kernel re-parents an orphan when
     /// this process is its child subreaper (to the group's first live thread, and curtaind's
     /// main thread never ends). Apps are spawned from other threads and are not among them, so
     /// an app's exit reads one file here instead of one per thread (issue 18). Nil as for
-    /// `children()`.
+    /// `children(of:)`.
     static func adopted() -> Set<pid_t>? {
         var result: Set<pid_t> = []
-        switch readChildren("/proc/self/task/\(getpid())/children", into: &result) {
-        case .read, .gone: return result
-        case .unsupported: return nil
-        }
-    }
-
-    private static func children(of process: String) -> Set<pid_t>? {
-        guard let tasks = POSIX.directoryEntries("/proc/\(process)/task") else {
-            return process == "self" ? nil : []
-        }
-        var result: Set<pid_t> = []
-        for task in tasks {
-            // A task gone meanwhile is skipped: the thread has ended.
-            if readChildren("/proc/\(process)/task/\(task)/children", into: &result) == .unsupported { return nil }
-        }
-        return result
+        return readChildren("/proc/self/task/\(getpid())/children", into: &result) == .unsupported ? nil : result
     }
 
     private enum ChildrenFile { case read, gone, unsupported }
 
     /// Adds the pids listed in one task's `children` file to `result`.
     private static func readChildren(_ path: String, into result: inout Set<pid_t>) -> ChildrenFile {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
+        guard let text = POSIX.readFile(path) else {
             // No such file at all (the task is there, its children file is not).
             let task = String(path.dropLast("/children".count))
             return errno == ENOENT && access(task, F_OK) == 0 ? .unsupported : .gone
-        }
-        defer { close(fd) }
-        var text: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { break }
-            text += buffer[0..<n]
         }
         for field in text.split(separator: UInt8(ascii: " ")) {
             if let pid = pid_t(String(decoding: field, as: UTF8.self)) { result.insert(pid) }

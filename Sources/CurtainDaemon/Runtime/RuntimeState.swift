@@ -50,6 +50,24 @@ final class RuntimeState: Sendable {
         static let tmpfsMagic = 0x0102_1994
         let fd: Int32
         var length: Int
+
+        /// Writes `bytes` over the file, padded to its length; false (nothing written) when
+        /// either is over a page, or when the write failed.
+        mutating func rewrite(_ bytes: [UInt8]) -> Bool {
+            guard bytes.count <= Self.limit, length <= Self.limit else { return false }
+            var padded = bytes
+            if bytes.count < length {
+                padded.insert(
+                    contentsOf: repeatElement(UInt8(ascii: " "), count: length - bytes.count),
+                    at: bytes.count - 1
+                )
+            }
+            guard padded.withUnsafeBytes({ pwrite(fd, $0.baseAddress, $0.count, 0) }) == padded.count else {
+                return false
+            }
+            length = padded.count
+            return true
+        }
     }
 
     let path: String
@@ -90,28 +108,13 @@ final class RuntimeState: Sendable {
             let before = state.contents
             change(&state.contents)
             guard state.contents != before else { return }
-            var bytes = Self.text(state.contents)
-            if var file = state.file {
-                if bytes.count <= InPlace.limit && file.length <= InPlace.limit {
-                    if bytes.count < file.length {
-                        bytes.insert(
-                            contentsOf: repeatElement(UInt8(ascii: " "), count: file.length - bytes.count),
-                            at: bytes.count - 1
-                        )
-                    }
-                    if bytes.withUnsafeBytes({ pwrite(file.fd, $0.baseAddress, $0.count, 0) }) == bytes.count {
-                        file.length = bytes.count
-                        state.file = file
-                        return
-                    }
-                }
-                // Too long for one page, or the write failed: renamed over, and reopened.
+            let bytes = Self.text(state.contents)
+            if state.file?.rewrite(bytes) == true { return }
+            Self.write(bytes, to: path)
+            // Too long for one page, or the write failed: renamed over, so opened again.
+            if let file = state.file {
                 close(file.fd)
-                state.file = nil
-                Self.write(bytes, to: path)
                 state.file = Self.openInPlace(path)
-            } else {
-                Self.write(bytes, to: path)
             }
         }
     }
@@ -138,11 +141,7 @@ final class RuntimeState: Sendable {
 
     static func write(_ bytes: [UInt8], to path: String) {
         let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        if written == bytes.count { rename(temporary, path) } else { unlink(temporary) }
+        if POSIX.writeFile(temporary, bytes) == nil { rename(temporary, path) } else { unlink(temporary) }
     }
 
     enum ReadError: Error, CustomStringConvertible {
