@@ -65,6 +65,7 @@ ssize_t curtain_notify_receive(int fd, void *buffer, size_t length, struct curta
         .msg_control = &control, .msg_controllen = sizeof(control),
     };
     memset(meta, 0, sizeof(*meta));
+    meta->first_fd = -1;
     ssize_t n = recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC | MSG_TRUNC);
     if (n < 0) return -1;
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&message); c; c = CMSG_NXTHDR(&message, c)) {
@@ -80,7 +81,8 @@ ssize_t curtain_notify_receive(int fd, void *buffer, size_t length, struct curta
             for (int i = 0; i < count; i++) {
                 int passed;
                 memcpy(&passed, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-                close(passed);
+                if (meta->first_fd < 0) meta->first_fd = passed;
+                else close(passed);
             }
             meta->fds += count;
         }

@@ -11,8 +11,9 @@ import Glibc
 /// The service-manager side of sd_notify: a datagram socket that apps send to, with the
 /// kernel's word on who sent each datagram (SO_PASSCRED). A thread of its own drains it
 /// continuously — the kernel queues only `net.unix.max_dgram_qlen` datagrams (10 here) and a
-/// sender blocks when they are full — and closes every passed descriptor at once, which is
-/// what a BARRIER=1 sender waits for.
+/// sender blocks when they are full — and closes every passed descriptor at once but a
+/// BARRIER=1's, which travels with its datagram (`NotifyBarrier`) until the consumer has
+/// handled what came before it.
 ///
 /// What is read waits in a `NotifyBacklog` until the consumer takes it: a queue per sender,
 /// served round-robin, so one process flooding the socket delays and drops only its own
@@ -27,6 +28,9 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
         public let uid: uid_t
         public let bytes: [UInt8]
         public let passedDescriptors: Int
+        /// BARRIER=1's descriptor, held until the message is handled (`NotifyBarrier`); nil for
+        /// any other message, or when `barriers` is spent (then answered at once).
+        public let barrier: NotifyBarrier?
         public let truncated: Bool
         /// Every datagram read up to this number (see `flush`) has been handed out on
         /// `datagrams` with or before this one, or dropped. Datagrams are numbered 1, 2, 3, … as
@@ -156,6 +160,8 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
     /// sender loses its oldest STATUS-only one (or, if it has none, its oldest): an app
     /// flooding itself keeps its latest status and its READY=1.
     public static let backlogPerSender = 64
+    /// BARRIER=1 descriptors held at once, for all senders (more are answered as read).
+    public let barriers = NotifyBarrier.Budget(limit: 64)
 
     /// Datagrams read in one pass before `flush` callers are answered: more than the socket
     /// can hold (its queue length, net.unix.max_dgram_qlen when it was created, plus senders
@@ -213,7 +219,7 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
         datagrams = AsyncStream(unfolding: { [pending] in await pending.next() })
         _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)
         let executor = asUnownedTaskExecutor()
-        let started = DetachedThread.start(name: "notify-receiver") { [stopped, flushes, pending, jobs] in
+        let started = DetachedThread.start(name: "notify-receiver") { [stopped, flushes, pending, jobs, barriers] in
             Self.drain(
                 fd: fd,
                 wake: wakeRead,
@@ -221,6 +227,7 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
                 stopped: stopped,
                 flushes: flushes,
                 pending: pending,
+                barriers: barriers,
                 jobs: (jobs, executor),
                 logger: logger
             )
@@ -282,6 +289,7 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
         stopped: StopFlag,
         flushes: Flushes,
         pending: Pending,
+        barriers: NotifyBarrier.Budget,
         jobs: (queue: Jobs, executor: UnownedTaskExecutor),
         logger: Logger
     ) {
@@ -327,16 +335,28 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
                 if n < 0 { break }
                 let session = meta.pid > 0 ? max(0, getsid(meta.pid)) : 0
                 let truncated = meta.truncated != 0 || n > NotifyMessage.maximumSize
+                let bytes = Array(buffer[0..<n])
+                let message = truncated ? nil : try? NotifyMessage(parsing: bytes)
+                var barrier: NotifyBarrier?
+                if meta.first_fd >= 0 {
+                    // Only a barrier's descriptor is kept: any other is closed now.
+                    if message?.barrier == true {
+                        barrier = NotifyBarrier.hold(meta.first_fd, from: barriers)
+                    } else {
+                        close(meta.first_fd)
+                    }
+                }
                 let datagram = Datagram(
                     pid: meta.pid,
                     session: session,
                     uid: meta.uid,
-                    bytes: Array(buffer[0..<n]),
+                    bytes: bytes,
                     passedDescriptors: Int(meta.fds),
+                    barrier: barrier,
                     truncated: truncated,
                     sequence: 0
                 )
-                let changesState = !truncated && NotifyMessage.changesState(datagram.bytes)
+                let changesState = message?.changesState ?? false
                 typealias HandOut = (consumer: CheckedContinuation<Datagram?, Never>, datagram: Datagram)
                 let (dropped, handOut) = pending.state.withLock {
                     state -> (NotifyBacklog<Datagram>.Dropped?, HandOut?) in

@@ -38,12 +38,80 @@ import Glibc
             environment: ["NOTIFY_SOCKET": receiver.path]
         )
         let received = await messages(receiver, count: 2)
-        #expect(await sender.finish(within: 20).status == 0)
         let ready = try NotifyMessage(parsing: received[0].bytes)
         #expect(ready.ready && ready.status == "catalogue loaded")
         #expect(received[0].pid > 0 && received[0].uid == getuid())
         let barrier = try NotifyMessage(parsing: received[1].bytes)
         #expect(barrier.barrier && received[1].passedDescriptors == 1)
+        #expect(received[0].barrier == nil)
+        // Held with its datagram until the consumer answers it.
+        received[1].barrier?.answer()
+        #expect(await sender.finish(within: 20).status == 0)
+    }
+
+    /// A sender passing BARRIER=1 with a pipe's write end, then waiting for the pipe to hang up:
+    /// prints "answered N" as each barrier is answered (in the order sent).
+    static let barrierSender = """
+        import os, select, socket, sys
+        count = int(sys.argv[1])
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        waiting = {}
+        for i in range(count):
+            r, w = os.pipe()
+            s.sendmsg([b"BARRIER=1"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(memoryview(__import__("array").array("i", [w]))))], 0, os.environ["NOTIFY_SOCKET"])
+            os.close(w)
+            waiting[r] = i
+        print("sent", flush=True)
+        poller = select.poll()
+        for r in waiting: poller.register(r, select.POLLHUP)
+        while waiting:
+            for r, _ in poller.poll(20000) or sys.exit("timed out"):
+                print("answered", waiting.pop(r), flush=True)
+                poller.unregister(r)
+        """
+
+    /// BARRIER=1's descriptor stays open while its datagram is held, and closes when answered or
+    /// when the datagram is let go (a consumer that drops it answers it too).
+    @Test(.timeLimit(.minutes(1))) func aBarrierIsAnsweredWhenItsDatagramIsHandled() async throws {
+        let receiver = try receiver()
+        defer { receiver.stop() }
+        let sender = try await TestProcess(
+            Self.python,
+            ["-c", Self.barrierSender, "2"],
+            environment: ["NOTIFY_SOCKET": receiver.path]
+        )
+        var received = await messages(receiver, count: 2)
+        #expect(await sender.waitFor("sent", within: 20))
+        #expect(received.allSatisfy { $0.barrier != nil && $0.passedDescriptors == 1 })
+        #expect(receiver.barriers.waiting >= 2)
+        // Both are held: nothing is answered until the first is.
+        #expect(!sender.output.contains("answered"), "\(sender.output)")
+        received[0].barrier?.answer()
+        #expect(await sender.waitFor("answered 0", within: 20))
+        #expect(!sender.output.contains("answered 1"), "\(sender.output)")
+        received.removeAll()  // the last reference: answered
+        let finished = await sender.finish(within: 20)
+        #expect(finished.status == 0 && finished.output == "sent\nanswered 0\nanswered 1\n", "\(finished.output)")
+    }
+
+    /// At most `NotifyReceiver.barriers.limit` are held at once: the one past it is answered as it is read.
+    @Test(.timeLimit(.minutes(1))) func barriersPastTheLimitAreAnsweredAtOnce() async throws {
+        let receiver = try receiver()
+        defer { receiver.stop() }
+        let count = receiver.barriers.limit + 1
+        let sender = try await TestProcess(
+            Self.python,
+            ["-c", Self.barrierSender, "\(count)"],
+            environment: ["NOTIFY_SOCKET": receiver.path]
+        )
+        var received = await messages(receiver, count: count)
+        #expect(received.filter { $0.barrier != nil }.count == receiver.barriers.limit)
+        #expect(received.last?.barrier == nil)
+        #expect(await sender.waitFor("answered \(count - 1)", within: 20))
+        #expect(!sender.output.contains("answered 0\n"), "\(sender.output)")
+        received.removeAll()
+        #expect(await sender.finish(within: 20).status == 0)
+        #expect(receiver.barriers.waiting == 0)
     }
 
     /// The calling thread's name (`/proc/thread-self/comm`).

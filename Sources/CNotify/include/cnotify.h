@@ -11,15 +11,17 @@ struct curtain_notify_meta {
     pid_t pid;        /* SCM_CREDENTIALS, vouched for by the kernel; 0 if none were attached */
     uid_t uid;
     gid_t gid;
-    int fds;          /* file descriptors that arrived with it (SCM_RIGHTS); all closed already */
+    int fds;          /* file descriptors that arrived with it (SCM_RIGHTS) */
+    int first_fd;     /* the first of them, still open (the caller closes it); -1 if none */
     int truncated;    /* the datagram was longer than the buffer (MSG_TRUNC) */
 };
 
 /// Turns on SO_PASSCRED so every datagram carries its sender's credentials.
 int curtain_notify_passcred(int fd);
 
-/// Receives one datagram without blocking (MSG_DONTWAIT). Every passed descriptor is closed
-/// at once (closing is how a BARRIER=1 sender learns its messages were read). Returns the
+/// Receives one datagram without blocking (MSG_DONTWAIT). Every passed descriptor but the
+/// first is closed at once; the first is left open in `meta->first_fd` (closing it is how a
+/// BARRIER=1 sender learns its messages were handled: the caller decides when). Returns the
 /// byte count, or -1 with errno set (EAGAIN when nothing is waiting).
 ssize_t curtain_notify_receive(int fd, void *buffer, size_t length, struct curtain_notify_meta *meta);
 

@@ -1,6 +1,7 @@
 import CurtainConfig
 import CurtainCore
 import Synchronization
+import Systemd
 
 /// Starts, wakes and releases the apps behind launches: the app backend. The coordinator
 /// says what; a backend does it (`ProcessSupervisor`: processes it spawns itself; a unit
@@ -56,10 +57,14 @@ enum AppEvent: Sendable, Hashable {
     case extend(LaunchID, seconds: Double)
     /// It could not be started, or went away before it was ready.
     case failed(LaunchID, reason: String)
+    /// It waits for its messages until this one to be handled (BARRIER=1): answered once the
+    /// driver has applied the events before it.
+    case barrier(LaunchID, NotifyBarrier)
 
     var launch: LaunchID {
         switch self {
-        case .ready(let id, _, _, _), .status(let id, _), .extend(let id, _), .failed(let id, _): id
+        case .ready(let id, _, _, _), .status(let id, _), .extend(let id, _), .failed(let id, _), .barrier(let id, _):
+            id
         }
     }
 }

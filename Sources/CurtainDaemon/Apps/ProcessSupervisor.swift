@@ -621,6 +621,9 @@ actor ProcessSupervisor: AppSupervisor {
         if let elements = note.elements { instances[owner]?.elements = elements }
         if let number = note.errno { instances[owner]?.lastErrno = number }
         let id = instance.launch
+        // Answered by the driver after what it is told now (deferred: the returns below hand
+        // the rest of the message elsewhere, and the barrier closes with the datagram then).
+        defer { if message.barrier, let barrier = datagram.barrier { publisher.publish(.barrier(id, barrier)) } }
         for event in note.events(for: id, elements: instances[owner]?.elements ?? [:]) {
             guard case .ready(_, let stage, _, _) = event else {
                 publisher.publish(event)

@@ -182,6 +182,8 @@ actor UnitSupervisor: AppSupervisor {
         if let elements = note.elements { entry.elements = elements }
         watched[unit] = entry
         note.events(for: entry.launch, elements: entry.elements).forEach(publisher.publish)
+        // Answered by the driver once it has applied these (as the process backend's).
+        if message.barrier, let barrier = datagram.barrier { publisher.publish(.barrier(entry.launch, barrier)) }
         return true
     }
 

@@ -194,6 +194,9 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             case .status(let id, let status): appStatus(id, status)
             case .extend(let id, let seconds): extendHold(id, by: seconds)
             case .failed(let id, let reason): try appFailed(id, reason: reason)
+            // The events before it have been applied and sent: `revealing` is out before the
+            // app wakes (issue 18).
+            case .barrier(_, let barrier): barrier.answer()
             }
         } catch {
             logger.debug("app event ignored: \(error)", metadata: ["curtain_launch_id": "\(event.launch)"])
