@@ -109,10 +109,13 @@ let package = Package(
             // code a daemon runs is laid out together (Link/: curtaind.order from
             // tools/curtaind-order, text.ld), with libstdc++'s few functions linked in
             // (Link/libstdc++.so), so it touches few pages: −5 MiB more, with the Makefile's
-            // one section per function (BENCHMARKS.md, "curtaind's memory").
+            // one section per function (BENCHMARKS.md, "curtaind's memory"). libgcc's unwinder
+            // is linked in too (nothing unwinds in curtaind since its main thread stays: −0.1
+            // MiB, the shared library's mapping).
             linkerSettings: [
                 .unsafeFlags(
-                    ["-static-stdlib", "-use-ld=lld", "-L\(Context.packageDirectory)/Sources/curtaind/Link"]
+                    ["-static-stdlib", "-use-ld=lld", "-Xclang-linker", "-static-libgcc"]
+                        + ["-L\(Context.packageDirectory)/Sources/curtaind/Link"]
                         + [
                             "-z", "pack-relative-relocs", "--no-export-dynamic", "--no-warn-symbol-ordering",
                             "--symbol-ordering-file=\(Context.packageDirectory)/Sources/curtaind/Link/curtaind.order",

@@ -85,4 +85,39 @@ import Testing
             #expect(run.stderr.contains("bad.toml:2:1"), "\(arguments): \(run.stderr)")
         }
     }
+
+    /// The main thread waits for the daemon with every signal blocked; it does not leave
+    /// through `pthread_exit` (an `async main`'s `dispatch_main`), whose unwinding kept
+    /// `.eh_frame` pages resident (BENCHMARKS.md, "curtaind's memory"). SIGHUP and SIGTERM
+    /// still reach the daemon, through its signal sources.
+    @Test(.timeLimit(.minutes(1))) func theMainThreadWaitsAndSignalsStillArrive() async throws {
+        let directory = TestEnvironment.temporaryDirectory("curtaind-main-thread")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("c.toml").path
+        try "[daemon]\nnotify_socket = \"\(directory.path)/notify\"\n".write(
+            toFile: config,
+            atomically: true,
+            encoding: .utf8
+        )
+        let daemon = try await TestProcess(
+            Self.curtaind,
+            ["--config", config, "--socket", directory.appendingPathComponent("s").path],
+            environment: ["JOURNAL_STREAM": ""]
+        )
+        #expect(await daemon.waitFor("ready", within: 30), "\(daemon.output)")
+        let status = try String(contentsOfFile: "/proc/\(daemon.pid)/task/\(daemon.pid)/status", encoding: .utf8)
+        let fields = Dictionary(
+            status.split(separator: "\n").compactMap { line -> (String, String)? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            },
+            uniquingKeysWith: { a, _ in a }
+        )
+        #expect(fields["State"]?.hasPrefix("S") == true, "\(fields["State"] ?? "")")  // not Z: it has not exited
+        #expect(fields["SigBlk"] == "fffffffe7ffbfeff", "\(fields["SigBlk"] ?? "")")  // all but SIGKILL, SIGSTOP and glibc's own
+        daemon.signal(SIGHUP)
+        #expect(await daemon.waitFor("configuration reloaded", within: 30), "\(daemon.output)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.finish(within: 30).status == 0)
+    }
 }
