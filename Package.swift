@@ -57,14 +57,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // libsystemd (Debian's libsystemd-dev, installed by `make setup`).
+        // libsystemd (Debian's libsystemd-dev, installed by `make setup`), for the load
+        // generator's app (sd_notify_barrier): curtaind speaks sd_notify and the journal's native
+        // protocol itself, and loads sd-bus only for the unit backend.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // recvmsg with SCM_CREDENTIALS/SCM_RIGHTS for the notify socket (CMSG_* are macros).
         .target(name: "CNotify"),
         // curtainctl's argv for the Swift runtime, without the runtime's /proc/self/maps search.
         .target(name: "CArgv"),
         // systemd's manager over sd-bus for the unit backend (sd-bus's variadic calls in C).
-        .target(name: "CSystemdBus", linkerSettings: [.linkedLibrary("systemd")]),
+        // libsystemd is loaded when the unit backend first connects (dlopen), so a device that
+        // runs no unit app never maps it and the six libraries it needs (BENCHMARKS.md).
+        .target(name: "CSystemdBus"),
         // A Unix socket's address (sockaddr_un), checked once: every module that opens a Unix
         // socket by hand builds it here. Only libc, so CurtainCore stays free of IO and
         // curtainctl of Foundation.
@@ -74,7 +78,7 @@ let package = Package(
         .target(
             name: "Systemd",
             dependencies: [
-                "CSystemd", "CNotify", "Threads", "UnixSockets", .product(name: "Logging", package: "swift-log"),
+                "CNotify", "Threads", "UnixSockets", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Composition: configuration, Varlink server, systemd integration, lifecycle.

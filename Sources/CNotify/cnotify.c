@@ -19,6 +19,11 @@
 #include <linux/types.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
+#include <sys/mman.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdatomic.h>
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -128,4 +133,90 @@ int curtain_set_thread_slice(unsigned long long nanoseconds) {
         .sched_runtime = nanoseconds,
     };
     return curtain_sched_setattr(&attr);
+}
+
+/* The journal's socket, shared by every thread: datagrams need no connection or lock. */
+static _Atomic int journal_socket = -1;
+
+static int journal_fd(void) {
+    int fd = atomic_load(&journal_socket);
+    if (fd >= 0) return fd;
+    fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    /* As libsystemd does: room for bursts, so a log call does not wait on journald. */
+    int size = 8 * 1024 * 1024;
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
+        (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+    int expected = -1;
+    if (!atomic_compare_exchange_strong(&journal_socket, &expected, fd)) {
+        close(fd);  /* another thread's is in place */
+        return expected;
+    }
+    return fd;
+}
+
+int curtain_journal_send(const char *path, const struct iovec *fields, int count) {
+    struct sockaddr_un address = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof(address.sun_path)) return -ENAMETOOLONG;
+    strcpy(address.sun_path, path);
+    size_t capacity = 0;
+    for (int i = 0; i < count; i++) capacity += fields[i].iov_len + 1 + 8 + 1;
+    char *entry = malloc(capacity ? capacity : 1);
+    if (!entry) return -ENOMEM;
+    size_t length = 0;
+    for (int i = 0; i < count; i++) {
+        const char *field = fields[i].iov_base;
+        size_t size = fields[i].iov_len;
+        const char *equals = memchr(field, '=', size);
+        if (!equals) continue;  /* not KEY=VALUE: journald would drop the entry */
+        size_t key = (size_t)(equals - field), value = size - key - 1;
+        if (memchr(equals + 1, '\n', value)) {
+            memcpy(entry + length, field, key);
+            length += key;
+            entry[length++] = '\n';
+            uint64_t le = value;
+            for (int b = 0; b < 8; b++) entry[length++] = (char)((le >> (8 * b)) & 0xff);
+            memcpy(entry + length, equals + 1, value);
+            length += value;
+        } else {
+            memcpy(entry + length, field, size);
+            length += size;
+        }
+        entry[length++] = '\n';
+    }
+    int fd = journal_fd();
+    if (fd < 0) { free(entry); return fd; }
+    int result = 0;
+    if (sendto(fd, entry, length, MSG_NOSIGNAL, (struct sockaddr *)&address, sizeof(address)) < 0) {
+        result = -errno;
+        if (errno == EMSGSIZE || errno == ENOBUFS) {
+            /* Too large for a datagram: the entry in a sealed memfd, the descriptor alone sent. */
+            int memory = memfd_create("curtain-journal", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+            if (memory < 0) { free(entry); return -errno; }
+            ssize_t written = write(memory, entry, length);
+            if (written == (ssize_t)length &&
+                fcntl(memory, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0) {
+                union {
+                    struct cmsghdr header;
+                    char space[CMSG_SPACE(sizeof(int))];
+                } control;
+                memset(&control, 0, sizeof(control));
+                struct msghdr message = {
+                    .msg_name = &address, .msg_namelen = sizeof(address),
+                    .msg_control = &control, .msg_controllen = sizeof(control),
+                };
+                struct cmsghdr *c = CMSG_FIRSTHDR(&message);
+                c->cmsg_level = SOL_SOCKET;
+                c->cmsg_type = SCM_RIGHTS;
+                c->cmsg_len = CMSG_LEN(sizeof(int));
+                memcpy(CMSG_DATA(c), &memory, sizeof(int));
+                result = sendmsg(fd, &message, MSG_NOSIGNAL) < 0 ? -errno : 0;
+            } else {
+                result = written < 0 ? -errno : -EIO;
+            }
+            close(memory);
+        }
+    }
+    free(entry);
+    return result;
 }

@@ -1,13 +1,16 @@
-import CSystemd
+import CNotify
 import Logging
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A swift-log handler that writes structured entries to journald with sd_journal_sendv(3):
-/// MESSAGE, PRIORITY, SYSLOG_IDENTIFIER, CODE_FILE/LINE/FUNC, and every metadata key as an
-/// upper-case field (`curtain_launch_id` → `CURTAIN_LAUNCH_ID`; `message_id` → `MESSAGE_ID`).
+/// A swift-log handler that writes structured entries to journald, as sd_journal_sendv(3)
+/// does, through systemd's documented native protocol (`curtain_journal_send`; libsystemd and
+/// the six compression and crypto libraries it brings were 1 MiB of an idle curtaind for this
+/// and sd_notify: BENCHMARKS.md, "curtaind's memory"): MESSAGE, PRIORITY, SYSLOG_IDENTIFIER,
+/// CODE_FILE/LINE/FUNC, and every metadata key as an upper-case field (`curtain_launch_id` →
+/// `CURTAIN_LAUNCH_ID`; `message_id` → `MESSAGE_ID`).
 ///
 /// Without a journal socket it writes one readable line per entry to stderr instead. Sending
 /// is a single datagram to journald's socket, whose large receive buffer means a log call
@@ -88,6 +91,6 @@ public struct JournalLogHandler: LogHandler {
             storage[index].withUnsafeMutableBytes { vectors.append(iovec(iov_base: $0.baseAddress, iov_len: $0.count)) }
         }
         // The pointers stay valid: `storage` is not mutated again before the call returns.
-        return withExtendedLifetime(storage) { sd_journal_sendv(vectors, Int32(vectors.count)) }
+        return withExtendedLifetime(storage) { curtain_journal_send(socketPath, vectors, Int32(vectors.count)) }
     }
 }

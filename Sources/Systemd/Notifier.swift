@@ -1,4 +1,4 @@
-import CSystemd
+import UnixSockets
 
 #if canImport(Glibc)
 import Glibc
@@ -6,6 +6,9 @@ import Glibc
 
 /// The service side of sd_notify(3): tells the service manager about readiness, status,
 /// reloading, stopping and liveness. Every call is a no-op outside systemd (no NOTIFY_SOCKET).
+/// The protocol is one datagram to NOTIFY_SOCKET (a path, or "@" and an abstract name), which
+/// systemd documents for services to send themselves; sent here without libsystemd (see
+/// `JournalLogHandler`).
 public struct Notifier: Sendable {
     public init() {}
 
@@ -15,7 +18,16 @@ public struct Notifier: Sendable {
     /// Sends `assignments` (e.g. ["READY=1", "STATUS=idle"]); returns whether it was delivered.
     @discardableResult
     public func notify(_ assignments: [String]) -> Bool {
-        sd_notify(0, assignments.joined(separator: "\n")) > 0
+        guard let variable = getenv("NOTIFY_SOCKET"), let address = try? UnixSocketAddress(String(cString: variable))
+        else { return false }
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var message = assignments.joined(separator: "\n")
+        let sent = message.withUTF8 { bytes in
+            address.withSockAddr { sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, $1) }
+        }
+        return sent == message.utf8.count
     }
 
     @discardableResult public func ready(status: String) -> Bool { notify(["READY=1", "STATUS=\(status)"]) }
@@ -34,9 +46,12 @@ public struct Notifier: Sendable {
 
     /// The interval at which to send WATCHDOG=1 — half of WATCHDOG_USEC — or nil when the
     /// watchdog is off (sd_watchdog_enabled(3)).
+    /// WATCHDOG_USEC, for this process when WATCHDOG_PID names it (or is unset).
     public var watchdogInterval: Duration? {
-        var microseconds: UInt64 = 0
-        guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
-        return .microseconds(Int64(microseconds / 2))
+        guard let usec = getenv("WATCHDOG_USEC").flatMap({ UInt64(String(cString: $0)) }), usec > 0 else { return nil }
+        if let pid = getenv("WATCHDOG_PID") {
+            guard let owner = pid_t(String(cString: pid)), owner == getpid() else { return nil }
+        }
+        return .microseconds(Int64(clamping: usec / 2))
     }
 }

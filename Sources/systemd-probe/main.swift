@@ -20,6 +20,12 @@ case "log":
             "_trusted": "dropped",
         ]
     )
+case "log-more":
+    // The protocol's two other forms: a value with a newline (binary-safe), and an entry
+    // larger than a datagram can be (a sealed memfd; the socket's send buffer is at most 16 MiB).
+    let logger = Logger(label: "probe") { JournalLogHandler(label: $0, identifier: "curtain-probe") }
+    logger.notice("first line\nsecond line", metadata: ["curtain_case": "multiline"])
+    logger.notice("\(String(repeating: "x", count: 20 << 20))", metadata: ["curtain_case": "large"])
 case "notify":
     let notifier = Notifier()
     let delivered =
@@ -29,5 +35,5 @@ case "notify":
 case "watchdog":
     print(Notifier().watchdogInterval.map { "\($0)" } ?? "off")
 default:
-    print("usage: systemd-probe log|notify|watchdog")
+    print("usage: systemd-probe log|log-more|notify|watchdog")
 }

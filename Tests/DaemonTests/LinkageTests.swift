@@ -33,6 +33,15 @@ import Testing
         }
     }
 
+    /// Nor libsystemd (and its compression and crypto libraries): curtaind speaks sd_notify and
+    /// the journal's protocol itself and loads sd-bus only when the unit backend connects
+    /// (≈ 1 MiB of an idle curtaind: BENCHMARKS.md, "curtaind's memory").
+    @Test func curtaindDoesNotLinkLibsystemd() async throws {
+        let needed = try await Self.needed(TestEnvironment.product("curtaind"))
+        #expect(needed.contains("libc.so.6"), "\(needed)")
+        #expect(!needed.contains { $0.hasPrefix("libsystemd") }, "\(needed)")
+    }
+
     /// The check itself sees Foundation where it is: a product that links it on purpose.
     @Test func theCheckSeesFoundationWhereItIsLinked() async throws {
         let needed = try await Self.needed(TestEnvironment.product("curtain-demo-app"))
@@ -114,7 +123,8 @@ import Testing
             uniquingKeysWith: { a, _ in a }
         )
         #expect(fields["State"]?.hasPrefix("S") == true, "\(fields["State"] ?? "")")  // not Z: it has not exited
-        #expect(fields["SigBlk"] == "fffffffe7ffbfeff", "\(fields["SigBlk"] ?? "")")  // all but SIGKILL, SIGSTOP and glibc's own
+        // Every signal but SIGKILL, SIGSTOP and glibc's own two.
+        #expect(fields["SigBlk"] == "fffffffe7ffbfeff", "\(fields["SigBlk"] ?? "")")
         daemon.signal(SIGHUP)
         #expect(await daemon.waitFor("configuration reloaded", within: 30), "\(daemon.output)")
         daemon.signal(SIGTERM)

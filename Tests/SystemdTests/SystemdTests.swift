@@ -9,8 +9,8 @@ import Testing
 import Glibc
 #endif
 
-/// Against the real thing: libsystemd's sd_journal_sendv into a real systemd-journald (in a
-/// private mount namespace), and sd_notify into a notify socket.
+/// Against the real thing: the journal's native protocol into a real systemd-journald (in a
+/// private mount namespace), and sd_notify's datagrams into a notify socket.
 @Suite(.serialized) struct SystemdTests {
     static let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     static let probe = TestEnvironment.product("systemd-probe")
@@ -27,6 +27,10 @@ import Glibc
     }
 
     func harness(_ mode: String) async throws -> [String: Any] {
+        (try JSONSerialization.jsonObject(with: Data(try await harnessOutput(mode).utf8)) as? [String: Any]) ?? [:]
+    }
+
+    func harnessOutput(_ mode: String) async throws -> String {
         let r = try await TestProcess.run(
             "/usr/bin/unshare",
             [
@@ -35,7 +39,7 @@ import Glibc
             ]
         )
         #expect(r.status == 0, "\(r.stderr)")
-        return (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? [:]
+        return r.stdout
     }
 
     @Test func structuredFieldsReachJournald() async throws {
@@ -52,6 +56,26 @@ import Glibc
         #expect(entry["CODE_FUNC"] != nil && entry["CODE_LINE"] != nil)
         #expect(entry["_TRUSTED"] == nil && entry["TRUSTED"] == nil)  // '_' keys are never sent
         #expect(entry["_TRANSPORT"] as? String == "journal")
+    }
+
+    /// A value with a newline goes in the protocol's binary form; an entry larger than a
+    /// datagram (20 MiB) in a sealed memfd. journald stores both as sent.
+    @Test func multilineAndLargeEntriesReachJournald() async throws {
+        guard requireRoot() else { return }
+        let output = try await harnessOutput("log-more")
+        let entries = (try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]]) ?? []
+        #expect(entries.count == 2, "\(output.prefix(500))")
+        guard entries.count == 2 else { return }
+        /// journalctl writes a field with a control character as its bytes.
+        func text(_ value: Any?) -> String? {
+            if let string = value as? String { return string }
+            return (value as? [Int]).map { String(decoding: $0.map { UInt8($0) }, as: UTF8.self) }
+        }
+        #expect(text(entries[0]["MESSAGE"]) == "first line\nsecond line")
+        #expect(entries[0]["CURTAIN_CASE"] as? String == "multiline")
+        #expect(entries[1]["MESSAGE_LENGTH"] as? Int == 20 << 20)  // the harness's summary of it
+        #expect(entries[1]["CURTAIN_CASE"] as? String == "large")
+        #expect(entries[1]["_TRANSPORT"] as? String == "journal")
     }
 
     @Test func withoutJournaldItFallsBackToStderr() async throws {
@@ -73,7 +97,7 @@ import Glibc
         #expect(JournalLogHandler.priority(.critical) == 2 && JournalLogHandler.priority(.trace) == 7)
     }
 
-    /// sd_notify through libsystemd into a datagram socket, as the service manager sees it.
+    /// sd_notify's datagrams into a notify socket, as the service manager sees them.
     @Test func notifierSendsEachState() async throws {
         let notify = NotifyListener(directory: TestEnvironment.temporaryDirectory("notify"))
         let probe = try await TestProcess(

@@ -4,7 +4,7 @@ Must run inside `unshare --mount --propagation private` (the Swift test does tha
 goes over journald's socket and storage directories, so the host's journal is never touched.
 Waits on events only: journald's READY=1 on a notify socket, then `journalctl --follow` for
 the entry; both bounded by timeouts.
-    usage: journal_harness.py PROBE (log|fallback)
+    usage: journal_harness.py PROBE (log|log-more|fallback)
 """
 import json, os, socket, subprocess, sys, tempfile
 
@@ -27,12 +27,16 @@ journald = subprocess.Popen(["/lib/systemd/systemd-journald"], env=dict(os.envir
 try:
     while b"READY=1" not in notify.recv(4096):
         pass
-    subprocess.run([probe, "log"], check=True, timeout=30)
-    follow = subprocess.Popen(["timeout", "20", "journalctl", "--follow", "--lines=all", "--output=json",
+    subprocess.run([probe, mode], check=True, timeout=30)
+    # --all: fields over 4096 bytes too (the large entry of "log-more").
+    follow = subprocess.Popen(["timeout", "20", "journalctl", "--follow", "--lines=all", "--output=json", "--all",
                                "SYSLOG_IDENTIFIER=curtain-probe"], stdout=subprocess.PIPE, text=True)
-    line = follow.stdout.readline()
+    entries = [json.loads(follow.stdout.readline()) for _ in range(1 if mode == "log" else 2)]
     follow.kill()
-    print(line.strip())
+    for entry in entries:  # a large message by its length (the test's output is bounded)
+        if len(entry.get("MESSAGE", "")) > 4096:
+            entry["MESSAGE_LENGTH"] = len(entry.pop("MESSAGE"))
+    print(json.dumps(entries[0] if mode == "log" else entries))
 finally:
     journald.terminate()
     journald.wait(timeout=20)

@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 /* timerfd(2) for curtaind's frame clock: Glibc's Swift module leaves this header out. */
 #include <sys/timerfd.h>
 
@@ -54,5 +55,12 @@ int curtain_set_thread_realtime(int priority);
 /// the kernel; older kernels ignore it). Unprivileged: the thread's share of CPU time is
 /// unchanged, its virtual deadline comes sooner. Nice stays what it is. 0, or -1 with errno.
 int curtain_set_thread_slice(unsigned long long nanoseconds);
+
+/// Sends one journal entry to journald's native socket at `path` (systemd's "Native Journal
+/// Protocol"): `fields` are "KEY=VALUE" each; a value with a newline goes in the protocol's
+/// binary form (KEY, newline, its length as 64-bit little-endian, the value). An entry too large
+/// for a datagram goes in a sealed memfd passed with SCM_RIGHTS, as journald accepts it. One
+/// socket per process, opened on first use. 0, or a negative errno.
+int curtain_journal_send(const char *path, const struct iovec *fields, int count);
 
 #endif

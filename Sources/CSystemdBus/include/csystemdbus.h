@@ -21,9 +21,11 @@ struct curtain_unit_state {
     int has_active, has_sub, has_result, has_exec_main;
 };
 
-/// Opens the system bus ($DBUS_SYSTEM_BUS_ADDRESS or /run/dbus/system_bus_socket).
-/// 0, or a negative errno.
+/// Opens the system bus ($DBUS_SYSTEM_BUS_ADDRESS or /run/dbus/system_bus_socket), loading
+/// libsystemd's sd-bus the first time. 0, or a negative errno (-ELIBACC: sd-bus could not be
+/// loaded; `curtain_bus_library_error` says why).
 int curtain_bus_open_system(curtain_bus **out);
+const char *curtain_bus_library_error(void);
 void curtain_bus_close(curtain_bus *bus);
 
 /// org.freedesktop.systemd1.Manager.METHOD(unit, mode) for StartUnit, StopUnit, RestartUnit.

@@ -41,6 +41,9 @@ final class SystemdBus: Sendable {
         var call: OpaquePointer?
         var watch: OpaquePointer?
         var r = curtain_bus_open_system(&call)
+        if r == -ELIBACC {
+            throw Failure(description: "cannot load sd-bus: \(String(cString: curtain_bus_library_error()))")
+        }
         guard r >= 0 else { throw Failure(description: "cannot connect to the system bus: \(POSIX.errorText(-r))") }
         r = curtain_bus_open_system(&watch)
         guard r >= 0, let watch else {
