@@ -188,14 +188,21 @@ def scenario_table(r, timeline):
         if n in floors:
             fl = floors[n]["lateness"]
             ratio = late["p99"] / max(fl["p99"], 1e-3)
+            rounds, floor_rounds = f.get("rounds", []), floors[n].get("rounds", [])
+            reference = f"C floor (Benchmarks/FrameFloor): p50 {fl['p50']:.2f} / p99 {fl['p99']:.2f} ms; CPU {floors[n]['daemon_cpu_percent']:.0f} %"
+            if len(rounds) > 1:
+                # The median run of several, curtaind and the floor alternately (scenarios.py).
+                p99s = lambda rs: " / ".join(f"{x['p99']:.1f}" for x in rs)
+                measured += f"; the median of {len(rounds)} runs alternating with the floor's, p99 {p99s(rounds)} ms"
+                reference += f"; its median run, p99 {p99s(floor_rounds)} ms"
+            missed = max([x["frames_missing"] for x in rounds] or [f["frames_missing"]])
             if n == "1":
                 target = f"p99 ≤ 0.5 ms: {verdict(late['p99'] <= 0.5)}"
             elif n == "1000":
-                target = f"p99 ≤ the floor's, none missed: {verdict(ratio <= 1.0 and f['frames_missing'] == 0)}"
+                target = f"p99 ≤ the floor's, none missed: {verdict(ratio <= 1.0 and missed == 0)}"
             else:
                 target = "—"
-            row(4, what, measured, f"C floor (Benchmarks/FrameFloor): p50 {fl['p50']:.2f} / p99 {fl['p99']:.2f} ms; CPU {floors[n]['daemon_cpu_percent']:.0f} %",
-                f"{ratio:.2f} (p99)", target)
+            row(4, what, measured, reference, f"{ratio:.2f} (p99)", target)
         else:
             ok = late["p99"] <= 4 and f["frames_missing"] == 0
             row(4, what, measured, "target", f"{late['p99'] / 4:.2f} (p99)", f"p99 ≤ 4 ms, none missed: {verdict(ok)}" if n == "1000" else "—")

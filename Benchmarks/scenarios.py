@@ -371,22 +371,39 @@ def frame_pacing(build, load_bin):
         finally:
             daemon.stop()
         for observers in (1, 100, 1000):
-            with daemon_directory() as e:
-                daemon = Daemon(build, e, config(e, [load_bin, "app"], appear="yula-appear", reveal="yula-mask-reveal"))
-                try:
-                    frames[str(observers)] = load(build, "frames", "--socket", daemon.socket, "--observers", observers,
-                                                  "--launches", N(5, 2), "--app", "bench", "--pid", daemon.pid)
-                    log(f"4. frames, {observers} observers", frames[str(observers)])
-                finally:
-                    daemon.stop()
-                floor = Floor(build, e, recording)
-                try:
-                    floors[str(observers)] = load(build, "frames", "--socket", floor.socket, "--observers", observers,
-                                                  "--launches", N(5, 2), "--app", "bench", "--pid", floor.pid)
-                    log(f"4. floor, {observers} observers", floors[str(observers)])
-                finally:
-                    floor.stop()
+            # At 1000 observers one run's p99 moves by half from hour to hour on this VM, the
+            # floor's as much as curtaind's: the two run alternately, and each side's median run
+            # (by p99) is reported, with every run's p99 beside it.
+            runs, floor_runs = [], []
+            for _ in range(FRAME_ROUNDS_1000 if observers == 1000 else 1):
+                with daemon_directory() as e:
+                    daemon = Daemon(build, e, config(e, [load_bin, "app"], appear="yula-appear", reveal="yula-mask-reveal"))
+                    try:
+                        runs.append(load(build, "frames", "--socket", daemon.socket, "--observers", observers,
+                                         "--launches", N(5, 2), "--app", "bench", "--pid", daemon.pid))
+                        log(f"4. frames, {observers} observers", runs[-1])
+                    finally:
+                        daemon.stop()
+                    floor = Floor(build, e, recording)
+                    try:
+                        floor_runs.append(load(build, "frames", "--socket", floor.socket, "--observers", observers,
+                                               "--launches", N(5, 2), "--app", "bench", "--pid", floor.pid))
+                        log(f"4. floor, {observers} observers", floor_runs[-1])
+                    finally:
+                        floor.stop()
+            frames[str(observers)], floors[str(observers)] = median_run(runs), median_run(floor_runs)
     return frames, floors
+
+
+# Scenario 4's alternate runs at 1000 observers (BENCH_FRAME_ROUNDS).
+FRAME_ROUNDS_1000 = int(os.environ.get("BENCH_FRAME_ROUNDS", N(3, 1)))
+
+
+def median_run(runs):
+    """The run with the median p99 lateness, and every run's p99 and missed frames in `rounds`."""
+    chosen = dict(sorted(runs, key=lambda r: r["lateness"]["p99"])[len(runs) // 2])
+    chosen["rounds"] = [{"p99": r["lateness"]["p99"], "frames_missing": r["frames_missing"]} for r in runs]
+    return chosen
 
 
 def launch_overhead(build, load_bin):
