@@ -160,8 +160,9 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
     /// sender loses its oldest STATUS-only one (or, if it has none, its oldest): an app
     /// flooding itself keeps its latest status and its READY=1.
     public static let backlogPerSender = 64
-    /// BARRIER=1 descriptors held at once, for all senders (more are answered as read).
-    public let barriers = NotifyBarrier.Budget(limit: 64)
+    /// BARRIER=1 descriptors held at once, for all senders (more are answered as read): 64
+    /// unless the receiver was made with another `barrierLimit`.
+    public let barriers: NotifyBarrier.Budget
 
     /// Datagrams read in one pass before `flush` callers are answered: more than the socket
     /// can hold (its queue length, net.unix.max_dgram_qlen when it was created, plus senders
@@ -183,8 +184,13 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
     }
 
     /// `logger` gets the drops (throttled: see `LogThrottle`).
-    public init(path: String, logger: Logger = Logger(label: "curtaind.notify")) throws(ReceiverError) {
+    public init(
+        path: String,
+        logger: Logger = Logger(label: "curtaind.notify"),
+        barrierLimit: Int = 64
+    ) throws(ReceiverError) {
         self.path = path
+        barriers = NotifyBarrier.Budget(limit: barrierLimit)
         // Checked before anything is created (or the old socket file removed).
         let address: UnixSocketAddress
         do { address = try UnixSocketAddress(path) } catch { throw .address(error) }
