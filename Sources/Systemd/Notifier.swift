@@ -45,8 +45,8 @@ public struct Notifier: Sendable {
     @discardableResult public func watchdog() -> Bool { notify(["WATCHDOG=1"]) }
 
     /// The interval at which to send WATCHDOG=1 — half of WATCHDOG_USEC — or nil when the
-    /// watchdog is off (sd_watchdog_enabled(3)).
-    /// WATCHDOG_USEC, for this process when WATCHDOG_PID names it (or is unset).
+    /// watchdog is off: as sd_watchdog_enabled(3) reads it, WATCHDOG_USEC counts only when
+    /// WATCHDOG_PID is unset or names this process.
     public var watchdogInterval: Duration? {
         guard let usec = getenv("WATCHDOG_USEC").flatMap({ UInt64(String(cString: $0)) }), usec > 0 else { return nil }
         if let pid = getenv("WATCHDOG_PID") {
