@@ -374,23 +374,22 @@ def frame_pacing(build, load_bin):
             # At 1000 observers one run's p99 moves by half from hour to hour on this VM, the
             # floor's as much as curtaind's: the two run alternately, and each side's median run
             # (by p99) is reported, with every run's p99 beside it.
+            def watched(server, label):
+                """The readers' run against `server` (curtaind or the floor), which is stopped after."""
+                try:
+                    result = load(build, "frames", "--socket", server.socket, "--observers", observers,
+                                  "--launches", N(5, 2), "--app", "bench", "--pid", server.pid)
+                    log(f"4. {label}, {observers} observers", result)
+                    return result
+                finally:
+                    server.stop()
+
             runs, floor_runs = [], []
             for _ in range(FRAME_ROUNDS_1000 if observers == 1000 else 1):
                 with daemon_directory() as e:
-                    daemon = Daemon(build, e, config(e, [load_bin, "app"], appear="yula-appear", reveal="yula-mask-reveal"))
-                    try:
-                        runs.append(load(build, "frames", "--socket", daemon.socket, "--observers", observers,
-                                         "--launches", N(5, 2), "--app", "bench", "--pid", daemon.pid))
-                        log(f"4. frames, {observers} observers", runs[-1])
-                    finally:
-                        daemon.stop()
-                    floor = Floor(build, e, recording)
-                    try:
-                        floor_runs.append(load(build, "frames", "--socket", floor.socket, "--observers", observers,
-                                               "--launches", N(5, 2), "--app", "bench", "--pid", floor.pid))
-                        log(f"4. floor, {observers} observers", floor_runs[-1])
-                    finally:
-                        floor.stop()
+                    runs.append(watched(Daemon(build, e, config(e, [load_bin, "app"], appear="yula-appear",
+                                                                reveal="yula-mask-reveal")), "frames"))
+                    floor_runs.append(watched(Floor(build, e, recording), "floor"))
             frames[str(observers)], floors[str(observers)] = median_run(runs), median_run(floor_runs)
     return frames, floors
 

@@ -71,11 +71,6 @@ public struct NotifyMessage: Sendable, Hashable {
         ready || stopping || reloading || barrier || errno != nil || extendTimeoutMicroseconds != nil || !fields.isEmpty
     }
 
-    /// `changesState` of a received datagram; one that does not parse changes nothing.
-    public static func changesState(_ bytes: some Collection<UInt8>) -> Bool {
-        (try? NotifyMessage(parsing: bytes))?.changesState ?? false
-    }
-
     private static func flag(_ key: String, _ value: String) throws(ParseError) -> Bool {
         guard value == "1" else { throw .badValue(key: key, value: value) }
         return true

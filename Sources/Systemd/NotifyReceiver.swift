@@ -27,6 +27,9 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
         public let session: pid_t
         public let uid: uid_t
         public let bytes: [UInt8]
+        /// `bytes` parsed, once, where they were read (the receiver needs it for the backlog
+        /// and the barrier; the consumer for the message).
+        public let message: Result<NotifyMessage, NotifyMessage.ParseError>
         public let passedDescriptors: Int
         /// BARRIER=1's descriptor, held until the message is handled (`NotifyBarrier`); nil for
         /// any other message, or when `barriers` is spent (then answered at once).
@@ -342,11 +345,12 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
                 let session = meta.pid > 0 ? max(0, getsid(meta.pid)) : 0
                 let truncated = meta.truncated != 0 || n > NotifyMessage.maximumSize
                 let bytes = Array(buffer[0..<n])
-                let message = truncated ? nil : try? NotifyMessage(parsing: bytes)
+                let message = Result { () throws(NotifyMessage.ParseError) in try NotifyMessage(parsing: bytes) }
+                let parsed = try? message.get()
                 var barrier: NotifyBarrier?
                 if meta.first_fd >= 0 {
                     // Only a barrier's descriptor is kept: any other is closed now.
-                    if message?.barrier == true {
+                    if parsed?.barrier == true {
                         barrier = NotifyBarrier.hold(meta.first_fd, from: barriers)
                     } else {
                         close(meta.first_fd)
@@ -357,12 +361,13 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
                     session: session,
                     uid: meta.uid,
                     bytes: bytes,
+                    message: message,
                     passedDescriptors: Int(meta.fds),
                     barrier: barrier,
                     truncated: truncated,
                     sequence: 0
                 )
-                let changesState = message?.changesState ?? false
+                let changesState = parsed?.changesState ?? false
                 typealias HandOut = (consumer: CheckedContinuation<Datagram?, Never>, datagram: Datagram)
                 let (dropped, handOut) = pending.state.withLock {
                     state -> (NotifyBacklog<Datagram>.Dropped?, HandOut?) in

@@ -1,8 +1,6 @@
 import CurtainConfig
 import CurtainCore
 import CurtainDaemon
-import Dispatch
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -99,30 +97,23 @@ enum Curtaind {
         case .run(var options):
             options.threadCaches = Allocator.turnOffThreadCaches()
             let configured = options
-            exit(onMainThread { await Daemon.run(configured) })
+            exitOnPool { await Daemon.run(configured) }
         }
     }
 
-    /// Runs `body` on the concurrency pool and waits for it on the main thread, which blocks
-    /// every signal meanwhile, as the pool's threads do (libdispatch's signal sources take
-    /// them). Not an `async main`: that ends in `dispatch_main`, whose `pthread_exit` unwinds the
-    /// main thread's stack through libgcc — a binary search of `.eh_frame_hdr` and reads of
-    /// `.eh_frame` that kept ≈ 0.6 MiB of them, and libgcc's unwinder, resident in an idle
-    /// curtaind (issue 18).
-    static func onMainThread(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
-        let finished = DispatchSemaphore(value: 0)
-        let status = Mutex<Int32>(1)
+    /// Runs `body` on the concurrency pool and exits with its status; the main thread waits
+    /// meanwhile with every signal blocked, as the pool's threads do (libdispatch's signal
+    /// sources take them). Not an `async main`: that ends in `dispatch_main`, whose
+    /// `pthread_exit` unwinds the main thread's stack through libgcc — a binary search of
+    /// `.eh_frame_hdr` and reads of `.eh_frame` that kept ≈ 0.6 MiB of them, and libgcc's
+    /// unwinder, resident in an idle curtaind (issue 18).
+    static func exitOnPool(_ body: @escaping @Sendable () async -> Int32) -> Never {
         // The priority an async main's task has (a task made on the main thread would take the
         // thread's, user-initiated, and its own pool threads).
-        Task(priority: .medium) {
-            let result = await body()
-            status.withLock { $0 = result }
-            finished.signal()
-        }
+        Task(priority: .medium) { exit(await body()) }
         var all = sigset_t()
         sigfillset(&all)
         pthread_sigmask(SIG_BLOCK, &all, nil)
-        finished.wait()
-        return status.withLock { $0 }
+        while true { pause() }  // with every signal blocked, never returns
     }
 }

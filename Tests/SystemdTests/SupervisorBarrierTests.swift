@@ -27,32 +27,14 @@ import Glibc
         exec sleep 600
         """.write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o755)
-        let configuration = try Configuration(
-            toml: """
-                [[apps]]
-                name = "barrier"
-                exec = ["\(script)"]
-                screens = ["home"]
-                default_screen = "home"
-                """,
-            file: "barrier.toml"
-        )
         let log = CollectedLog()
-        let supervisor = try ProcessSupervisor(
-            notifySocket: directory.appendingPathComponent("notify").path,
-            apiSocket: nil,
-            logger: log.logger
-        )
+        let setup = try OneAppSupervisor(app: "barrier", exec: [script], directory: directory, log: log)
+        let supervisor = setup.supervisor
         var events = supervisor.events.makeAsyncIterator()
         let running = Task { await supervisor.run() }
         // A launch id no other suite uses (see SupervisorFloodTests).
         let id = LaunchID(7101)
-        await supervisor.start(
-            id,
-            Destination(app: "barrier", screen: "home"),
-            route: .normal(app: "barrier"),
-            snapshot: ConfigurationSnapshot(configuration)
-        )
+        await setup.start(id)
         var ready: AppEvent?
         var barrier: NotifyBarrier?
         while barrier == nil, let event = await events.next() {

@@ -29,22 +29,14 @@ import Glibc
         for i in range(10000):
             s.sendto(b"READY=1", os.environ["NOTIFY_SOCKET"])
         """.write(toFile: script, atomically: true, encoding: .utf8)
-        let configuration = try Configuration(
-            toml: """
-                [[apps]]
-                name = "flood"
-                exec = ["/usr/bin/setsid", "-w", "\(python)", "\(script)"]
-                screens = ["home"]
-                default_screen = "home"
-                """,
-            file: "flood.toml"
-        )
         let log = CollectedLog()
-        let supervisor = try ProcessSupervisor(
-            notifySocket: directory.appendingPathComponent("notify").path,
-            apiSocket: nil,
-            logger: log.logger
+        let setup = try OneAppSupervisor(
+            app: "flood",
+            exec: ["/usr/bin/setsid", "-w", python, script],
+            directory: directory,
+            log: log
         )
+        let supervisor = setup.supervisor
         let failures = supervisor.events.compactMap { event -> String? in
             if case .failed(_, let reason) = event { reason } else { nil }
         }
@@ -53,12 +45,7 @@ import Glibc
         // A launch id no other suite uses: a supervisor takes its launch's leftovers among this
         // process's children by CURTAIN_LAUNCH_ID, and ShutdownOrderTests' supervisor (launch 1,
         // the same test process) took this app for one of its own and reaped it.
-        await supervisor.start(
-            LaunchID(7001),
-            Destination(app: "flood", screen: "home"),
-            route: .normal(app: "flood"),
-            snapshot: ConfigurationSnapshot(configuration)
-        )
+        await setup.start(LaunchID(7001))
         var reasons = failures.makeAsyncIterator()
         let reason = await reasons.next()
         #expect(reason?.contains("before it was ready") == true, "\(reason ?? "")")

@@ -598,7 +598,7 @@ actor ProcessSupervisor: AppSupervisor {
             return
         }
         let message: NotifyMessage
-        do { message = try NotifyMessage(parsing: datagram.bytes) } catch {
+        do { message = try datagram.message.get() } catch {
             return senderLog.warning(
                 logger,
                 "notify message dropped: \(error)",

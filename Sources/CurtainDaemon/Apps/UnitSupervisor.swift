@@ -171,7 +171,7 @@ actor UnitSupervisor: AppSupervisor {
         let now = ContinuousClock.now
         let fields: Logger.Metadata = ["curtain_app": "\(entry.app)", "curtain_unit": "\(unit)"]
         let message: NotifyMessage
-        do { message = try NotifyMessage(parsing: datagram.bytes) } catch {
+        do { message = try datagram.message.get() } catch {
             senderLog.warning(logger, "notify message dropped: \(error)", pid: datagram.pid, metadata: fields, at: now)
             return true
         }
