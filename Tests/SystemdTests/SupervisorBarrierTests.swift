@@ -24,7 +24,7 @@ import Glibc
         #!/bin/sh
         systemd-notify --ready --status=up
         systemd-notify --no-block --status=answered
-        exec sleep 600
+        exec sleep 600  # ok-sleep: the app stays up until the supervisor stops it
         """.write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o755)
         let log = CollectedLog()

@@ -93,7 +93,7 @@ actor ProcessSupervisor: AppSupervisor {
     /// curtaind's own does not change once it has started (socket activation's variables are
     /// gone by then), and reading it into a dictionary twice per spawn, as `.inherit` does, was
     /// ≈ 4 % of curtaind's CPU in scenario 6 of `make bench` (issue 18).
-    private lazy var inherited: [[UInt8]] = Self.currentEnvironment()
+    private lazy var inherited: [[UInt8]] = POSIX.environmentEntries()
 
     init(
         notifySocket path: String,
@@ -221,16 +221,6 @@ actor ProcessSupervisor: AppSupervisor {
     }
 
     // MARK: - Starting and stopping apps
-
-    static func currentEnvironment() -> [[UInt8]] {
-        var entries: [[UInt8]] = []
-        var cursor = environ
-        while let entry = cursor.pointee {
-            entries.append(Array(UnsafeRawBufferPointer(start: entry, count: strlen(entry) + 1)))
-            cursor += 1
-        }
-        return entries
-    }
 
     func start(_ id: LaunchID, _ destination: Destination, route: Route, snapshot: ConfigurationSnapshot) async {
         // Released before it started (the release's task ran first): nothing to start.
