@@ -98,12 +98,13 @@ extension RenderSuites {  // run one test at a time: RenderSuites.swift (left un
             let e = layer.frame(sigma: 20)
             #expect(e.factor == 8 && layer.blurredImages == 3)
             #expect(layer.frame(sigma: 20.05).surface == e.surface && layer.blurredImages == 3)
-            _ = layer.frame(sigma: 4)
+            // The layer keeps only its last blurred image: `a.surface` went with σ 20's.
+            let blurredAgain = layer.frame(sigma: 4)
             #expect(layer.blurredImages == 4)
             // Blurred again at the same size, into the same pixels: as blurred from scratch.
             let again = Image(
-                width: Int(cairo_image_surface_get_width(a.surface)),
-                height: Int(cairo_image_surface_get_height(a.surface))
+                width: Int(cairo_image_surface_get_width(blurredAgain.surface)),
+                height: Int(cairo_image_surface_get_height(blurredAgain.surface))
             )
             let copy = cairo_create(again.surface)!
             cairo_set_source_surface(copy, layer.level(2), 0, 0)
