@@ -20,8 +20,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // Without its default SubprocessFoundation trait: curtaind does not link Foundation (ICU
-        // alone was a third of its memory; BENCHMARKS.md, scenario 5), and Data outputs are unused.
+        // For the test kit's processes (curtaind spawns its apps with posix_spawn itself: one
+        // thread reaping them all, no task per app; BENCHMARKS.md, scenario 6). Without its
+        // default SubprocessFoundation trait, as Data outputs are unused.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2", traits: []),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
@@ -61,7 +62,9 @@ let package = Package(
         // generator's app (sd_notify_barrier): curtaind speaks sd_notify and the journal's native
         // protocol itself, and loads sd-bus only for the unit backend.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        // recvmsg with SCM_CREDENTIALS/SCM_RIGHTS for the notify socket (CMSG_* are macros).
+        // The daemon's libc calls Swift cannot make itself: recvmsg with SCM_CREDENTIALS/SCM_RIGHTS
+        // for the notify socket (CMSG_* are macros), the journal's native protocol, pidfds, and
+        // an app's spawn (posix_spawn's GNU file actions).
         .target(name: "CNotify"),
         // curtainctl's argv for the Swift runtime, without the runtime's /proc/self/maps search.
         .target(name: "CArgv"),
@@ -91,8 +94,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
-                .product(name: "SystemPackage", package: "swift-system"),
             ],
             // The Varlink interface files are the source of truth, compiled in as bytes.
             resources: [

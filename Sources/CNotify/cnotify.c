@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdatomic.h>
+#include <spawn.h>
+#include <sys/epoll.h>
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -41,6 +43,77 @@ int curtain_set_child_subreaper(void) {
 
 int curtain_pidfd_send_signal(int pidfd, int signal) {
     return (int)syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0);
+}
+
+int curtain_pidfd_wait(int pidfd, struct curtain_exit *exit) {
+    siginfo_t info;
+    memset(&info, 0, sizeof(info));
+    int rc;
+    do rc = waitid((idtype_t)P_PIDFD, (id_t)pidfd, &info, WEXITED);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0) return -1;
+    exit->exited = info.si_code == CLD_EXITED;
+    exit->code = info.si_status;
+    return 0;
+}
+
+int curtain_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int curtain_epoll_add(int epoll, int fd) {
+    struct epoll_event event = {.events = EPOLLIN, .data.fd = fd};
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
+}
+
+int curtain_epoll_remove(int epoll, int fd) { return epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL); }
+
+int curtain_epoll_wait(int epoll, int *fds, int max) {
+    struct epoll_event events[16];
+    if (max > 16) max = 16;
+    int count = epoll_wait(epoll, events, max, -1);
+    for (int i = 0; i < count; i++) fds[i] = events[i].data.fd;
+    return count;
+}
+
+int curtain_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int output,
+                  pid_t *pid, int *pidfd) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int rc = posix_spawn_file_actions_init(&actions);
+    if (rc != 0) return rc;
+    rc = posix_spawnattr_init(&attributes);
+    if (rc != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        return rc;
+    }
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    /* curtaind's threads block every signal (its main thread waits with all blocked), and it
+       ignores SIGPIPE: an app starts with neither. */
+    if (rc == 0) rc = posix_spawnattr_setsigmask(&attributes, &none);
+    if (rc == 0) rc = posix_spawnattr_setsigdefault(&attributes, &all);
+    if (rc == 0) rc = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    if (rc == 0) rc = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, output, 1);
+    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, output, 2);
+    if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    if (rc == 0 && directory) rc = posix_spawn_file_actions_addchdir_np(&actions, directory);
+    pid_t child = 0;
+    if (rc == 0) rc = posix_spawn(&child, path, &actions, &attributes, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (rc != 0) return rc;
+    /* Its pid cannot be reused before it is reaped here, so the descriptor names it. */
+    int fd = curtain_pidfd_open(child);
+    if (fd < 0) {
+        rc = errno;
+        kill(child, SIGKILL);
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {}
+        return rc;
+    }
+    *pid = child;
+    *pidfd = fd;
+    return 0;
 }
 
 int curtain_pidfd_reap(int pidfd) {

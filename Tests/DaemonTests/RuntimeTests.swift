@@ -93,6 +93,10 @@ import Glibc
 
         /// Adds app `name`: one of the test apps, given this setup's directory, never single.
         func addApp(_ name: String, script: String) throws {
+            try addApp(name, exec: ["\(RuntimeTests.apps)/\(script)", directory.path])
+        }
+
+        func addApp(_ name: String, exec: [String]) throws {
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: config))
             defer { try? handle.close() }
             handle.seekToEndOfFile()
@@ -102,7 +106,7 @@ import Glibc
 
                     [[apps]]
                     name = "\(name)"
-                    exec = ["\(RuntimeTests.apps)/\(script)", "\(directory.path)"]
+                    exec = [\(exec.map { "\"\($0)\"" }.joined(separator: ", "))]
                     screens = ["home"]
                     default_screen = "home"
                     single_instance = false
@@ -155,6 +159,58 @@ import Glibc
             ? "allocator: glibc's thread caches off"
             : "allocator: glibc's thread caches as GLIBC_TUNABLES sets them (\(tunables))"
         #expect(daemon.output.contains(said), "\(daemon.output)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.finish(within: 15).status == 0)
+    }
+
+    /// An app starts in a session of its own with curtaind's stdin and nothing else of it:
+    /// /dev/null in, one pipe for stdout and stderr, no other descriptor, no signal blocked or
+    /// ignored (curtaind's threads block all, and it ignores SIGPIPE). One that cannot be
+    /// executed fails its launch with the system's reason.
+    @Test(.timeLimit(.minutes(1))) func appsStartCleanAndAnExecFailureFailsTheLaunch() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        try setup.addApp("inspect", script: "inspect.sh")
+        try setup.addApp("missing", exec: [setup.directory.appendingPathComponent("no-such-app").path])
+        try setup.addApp("not-executable", exec: [setup.config])
+        let daemon = try await setup.start()
+
+        let launched = try await setup.launch("inspect")
+        #expect(SupervisorTests.states(launched.events).last == "revealed", "\(launched.events)")
+        let pidFile = setup.directory.appendingPathComponent("inspect-\(launched.id).pid").path
+        let pid = try #require(
+            POSIX.readFile(pidFile).flatMap { pid_t(String(decoding: $0, as: UTF8.self).trimmingWhitespace()) }
+        )
+        let fds = try #require(POSIX.directoryEntries("/proc/\(pid)/fd")).sorted()
+        let target = { (fd: String) in
+            var buffer = [CChar](repeating: 0, count: 256)
+            let n = readlink("/proc/\(pid)/fd/\(fd)", &buffer, buffer.count - 1)
+            return n < 0 ? "" : String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        #expect(fds == ["0", "1", "2"], "\(fds.map { "\($0) \(target($0))" })")
+        #expect(target("0") == "/dev/null")
+        #expect(target("1").hasPrefix("pipe:") && target("1") == target("2"), "\(target("1")) \(target("2"))")
+        let status = String(decoding: try #require(POSIX.readFile("/proc/\(pid)/status")), as: UTF8.self)
+        let mask = { (field: String) in
+            status.split(separator: "\n").first { $0.hasPrefix(field + ":") }
+                .flatMap { UInt64(String($0.dropFirst(field.count + 1)).trimmingWhitespace(), radix: 16) }
+        }
+        #expect(mask("SigBlk") == 0, "\(status)")
+        // Every signal at its default, but glibc's own two (32 and 33, SIGCANCEL and SIGSETXID):
+        // glibc 2.36's posix_spawn leaves them ignored in every child, whatever it is asked.
+        let glibcInternal: UInt64 = 1 << 31 | 1 << 32
+        #expect(mask("SigIgn").map { $0 & ~glibcInternal } == 0, "\(status)")
+        let session = try #require(ProcessTree.entry(pid)).pid == pid && getsid(pid) == pid
+        #expect(session, "session \(getsid(pid)) of \(pid)")
+
+        for (app, reason) in [
+            ("missing", "\(setup.directory.path)/no-such-app: No such file or directory"),
+            ("not-executable", "\(setup.config): Permission denied"),
+        ] {
+            let failed = try await setup.launch(app)
+            #expect(SupervisorTests.states(failed.events).last == "failed", "\(failed.events)")
+            #expect(try await setup.get(failed.id)["reason"] == .string("app '\(app)' could not be started: \(reason)"))
+        }
         daemon.signal(SIGTERM)
         #expect(await daemon.finish(within: 15).status == 0)
     }

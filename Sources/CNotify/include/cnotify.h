@@ -45,6 +45,36 @@ int curtain_pidfd_send_signal(int pidfd, int signal);
 /// process. 1 reaped, 0 still running, -1 with errno (ECHILD: not a child of this process).
 int curtain_pidfd_reap(int pidfd);
 
+/// How a reaped process ended: `exited` 1 with its exit code in `code`, or 0 with the signal
+/// that killed it in `code`.
+struct curtain_exit {
+    int exited;
+    int code;
+};
+
+/// waitid(P_PIDFD, WEXITED), blocking: reaps the exited child `pidfd` refers to and says how it
+/// ended. 0, or -1 with errno (ECHILD: not a child of this process, or reaped already).
+int curtain_pidfd_wait(int pidfd, struct curtain_exit *exit);
+
+/// epoll for `ProcessExits` (Glibc's Swift module leaves sys/epoll.h out, and epoll_event is
+/// packed): a close-on-exec epoll descriptor; `fd` added for reading (its number as the data)
+/// or removed; and up to `max` ready descriptors' numbers waited for without a timeout. Each -1
+/// with errno on failure (the wait's count otherwise).
+int curtain_epoll_create(void);
+int curtain_epoll_add(int epoll, int fd);
+int curtain_epoll_remove(int epoll, int fd);
+int curtain_epoll_wait(int epoll, int *fds, int max);
+
+/// Starts `path` as an app: posix_spawn (glibc's clone(CLONE_VM|CLONE_VFORK): the parent waits
+/// only until the child's execve) in a session of its own, stdin /dev/null, stdout and stderr
+/// `output`, no other descriptor of this process (close_range from 3), no blocked signal and
+/// every signal's disposition the default, in `directory` when it is not NULL. `argv` and
+/// `envp` end with NULL. On success `*pid` and `*pidfd` (pidfd_open, close-on-exec) are set and
+/// 0 is returned; otherwise the error number (the exec's own, such as ENOENT or EACCES, comes
+/// back from the child) and nothing is left running or open.
+int curtain_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int output,
+                  pid_t *pid, int *pidfd);
+
 /// Makes the calling thread real-time: SCHED_FIFO at `priority`, with SCHED_RESET_ON_FORK
 /// (a process it forks starts time-shared). Allowed with CAP_SYS_NICE or an RLIMIT_RTPRIO of at
 /// least `priority` (systemd: LimitRTPRIO=). 0, or -1 with errno.

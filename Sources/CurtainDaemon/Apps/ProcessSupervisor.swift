@@ -2,15 +2,13 @@ import CNotify
 import CurtainConfig
 import CurtainCore
 import Logging
-import Subprocess
-import SystemPackage
 import Systemd
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Spawns each launch's app (swift-subprocess) in a session of its own, with the destination
+/// Spawns each launch's app (`AppCommand`: posix_spawn) in a session of its own, with the destination
 /// in its environment and argv and NOTIFY_SOCKET pointing at curtaind; takes its readiness
 /// from that socket; tears down all of its processes when the launch no longer needs it —
 /// its process group, its descendants, and those that left both (a `setsid` helper whose
@@ -53,8 +51,7 @@ actor ProcessSupervisor: AppSupervisor {
 
     private var instances: [pid_t: Instance] = [:]  // by session (= the app's pid)
     private var byLaunch: [LaunchID: pid_t] = [:]
-    /// Launches whose app is being spawned (not yet registered), and releases that came early.
-    private var starting: Set<LaunchID> = []
+    /// Releases that came before their app was spawned.
     private var releasedEarly: Set<LaunchID> = []
     private var stopping = false
     /// Apps that keep failing are not started again for a while.
@@ -193,14 +190,13 @@ actor ProcessSupervisor: AppSupervisor {
     }
 
     /// Reaps curtaind's exited children that are no app's main process: orphans re-parented
-    /// here. Only while no app is being spawned: a new main process that exited at once is
-    /// swift-subprocess's to reap, and it is not registered yet.
+    /// here. An app's main process is registered as it is spawned and reaped by `ProcessExits`.
     private func reapOrphans() {
-        guard sweepsOrphans, starting.isEmpty, Self.hasExitedChild() else { return }
+        guard sweepsOrphans, Self.hasExitedChild() else { return }
         let me = getpid()
         // Only the orphans re-parented here (to the main thread) can be such: read those, not
         // every process (issue 18; an app registered and exited, not yet reaped by
-        // swift-subprocess, made this scan the whole of /proc after most launches).
+        // `ProcessExits`, made this scan the whole of /proc after most launches).
         let candidates =
             ProcessTree.adopted().map { $0.subtracting(instances.keys).compactMap(ProcessTree.entry) }
             ?? Array(ProcessTree.snapshot().values)
@@ -254,73 +250,61 @@ actor ProcessSupervisor: AppSupervisor {
         guard let program = argv.first, program.hasPrefix("/") else {
             return publisher.failed(id, "app '\(app.name)': exec must start with an absolute path")
         }
-        var environment: [Environment.Key: String?] = [:]
-        for (key, value) in app.environment { environment[Environment.Key(stringLiteral: key)] = value }
-        for (key, value) in LaunchEnvironment.variables(
+        var overrides: [(String, String)] = app.environment.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        overrides += LaunchEnvironment.variables(
             launch: id,
             app: app.name,
             route: route,
             destination: destination,
             apiSocket: apiSocket
-        ) {
-            environment[Environment.Key(stringLiteral: key)] = value
+        )
+        overrides.append(("NOTIFY_SOCKET", receiver.path))
+        let environment: [[UInt8]]
+        switch AppCommand.environment(inherited, overriddenBy: overrides) {
+        case .success(let entries): environment = entries
+        case .failure(let refusal): return publisher.failed(id, "app '\(app.name)': \(refusal)")
         }
-        environment["NOTIFY_SOCKET"] = receiver.path
+        let arguments: [[UInt8]]
+        switch AppCommand.arguments(argv) {
+        case .success(let bytes): arguments = bytes
+        case .failure(let refusal): return publisher.failed(id, "app '\(app.name)': \(refusal)")
+        }
 
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return publisher.failed(id, "cannot create a pipe: \(POSIX.errorText(errno))") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let errorEnd = fcntl(ends[1], F_DUPFD_CLOEXEC, 0)
         var appLogger = Logger(label: "app.\(app.name)") { JournalLogHandler(label: $0, identifier: app.name) }
         appLogger[metadataKey: "curtain_app"] = "\(app.name)"
         appLogger[metadataKey: "curtain_launch_id"] = "\(id)"
         AppOutput.forward(from: ends[0], logger: appLogger)
 
-        var options = PlatformOptions()
-        options.createSession = true
-        let (started, announce) = AsyncStream.makeStream(of: pid_t.self)
-        let configuration = Subprocess.Configuration(
-            executable: .path(FilePath(program)),
-            arguments: Arguments(Array(argv.dropFirst())),
-            environment: .custom(inherited).updating(environment),
-            workingDirectory: app.workingDirectory.map { FilePath($0) },
-            platformOptions: options
+        // Spawned here, on the actor: glibc's posix_spawn holds this thread only until the
+        // child's execve (CLONE_VFORK), and the app is registered before anything else runs
+        // here, so no task, stream or second thread stands between its start and its exit.
+        let spawned = AppCommand.spawn(
+            program,
+            arguments,
+            environment,
+            directory: app.workingDirectory,
+            output: ends[1]
         )
-        let (output, error) = (ends[1], errorEnd)
-        let logger = self.logger
-        starting.insert(id)
-        Task.detached { [weak self] in
-            do {
-                let result = try await Subprocess.run(
-                    configuration,
-                    input: .none,
-                    output: .fileDescriptor(FileDescriptor(rawValue: output), closeAfterSpawningProcess: true),
-                    error: .fileDescriptor(FileDescriptor(rawValue: error), closeAfterSpawningProcess: true)
-                ) { execution in
-                    // Registered (and any message that raced ahead handled) before the exit
-                    // can be taken: `exited` runs only after this returns.
-                    await self?.register(
-                        Instance(
-                            launch: id,
-                            app: app.name,
-                            pid: execution.processIdentifier.value,
-                            destination: destination,
-                            spawnLaunch: id
-                        )
-                    )
-                    announce.finish()
-                }
-                await self?.exited(id, status: result.terminationStatus)
-            } catch {
-                announce.finish()
-                logger.error(
-                    "cannot start app",
-                    metadata: ["curtain_app": "\(app.name)", "curtain_launch_id": "\(id)", "error": "\(error)"]
-                )
-                await self?.failedToStart(id, app: app.name, error: "\(error)")
+        close(ends[1])
+        switch spawned {
+        case .failure(let failure):
+            let error = "\(program): \(POSIX.errorText(failure.number))"
+            logger.error(
+                "cannot start app",
+                metadata: ["curtain_app": "\(app.name)", "curtain_launch_id": "\(id)", "error": "\(error)"]
+            )
+            await failedToStart(id, app: app.name, error: error)
+        case .success(let (pid, pidfd)):
+            await register(Instance(launch: id, app: app.name, pid: pid, destination: destination, spawnLaunch: id))
+            // Watched once registered (and any message that raced ahead handled): its exit is
+            // taken only after that.
+            ProcessExits.shared.watch(pidfd: pidfd) { [weak self] status in
+                Task { await self?.exited(id, status: status) }
             }
         }
-        for await _ in started {}  // until it is registered (or could not start)
     }
 
     /// io.curtain.App.Attach: deliveries for `app` until the stream ends. A destination a
@@ -459,7 +443,6 @@ actor ProcessSupervisor: AppSupervisor {
     }
 
     private func register(_ instance: Instance) async {
-        starting.remove(instance.launch)
         instances[instance.pid] = instance
         let waiting = attribution.register(instance.pid)
         byLaunch[instance.launch] = instance.pid
@@ -486,24 +469,19 @@ actor ProcessSupervisor: AppSupervisor {
     }
 
     private func failedToStart(_ id: LaunchID, app: String, error: String) async {
-        starting.remove(id)
         releasedEarly.remove(id)
         crashGuard.failed(app, at: elapsed())
         publisher.failed(id, "app '\(app)' could not be started: \(error)")
     }
 
-    private func exited(_ spawnedFor: LaunchID, status: TerminationStatus) async {
+    private func exited(_ spawnedFor: LaunchID, status: ProcessExits.Status) async {
         await catchUp()
         guard let (pid, instance) = instances.first(where: { $0.value.spawnLaunch == spawnedFor }) else { return }
         let id = instance.launch
         instances[pid] = nil
         attribution.unregister(pid)
         byLaunch[id] = nil
-        let how =
-            switch status {
-            case .exited(let code): "status \(code)"
-            case .signaled(let signal): "signal \(signal) (\(String(cString: strsignal(signal))))"
-            }
+        let how = status.description
         var fields: Logger.Metadata = [
             "curtain_app": "\(instance.app)", "curtain_launch_id": "\(id)",
             "curtain_app_pid": "\(pid)", "curtain_exit": "\(how)",

@@ -150,7 +150,7 @@ enum ProcessTree {
         let pid: pid_t
         let fd: Int32
         /// Whether curtaind may reap it: a re-parented orphan is; an app's main process is
-        /// swift-subprocess's to reap, never ours.
+        /// `ProcessExits`' to reap, never this handle's.
         let reap: Bool
 
         /// Opens a handle when `entry` is still the same process (its start time matches).
