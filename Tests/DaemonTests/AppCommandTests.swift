@@ -18,12 +18,16 @@ import Testing
     }
 
     @Test func theLaunchsVariablesAreSetOverTheInheritedOnes() throws {
-        let inherited = ["PATH=/usr/bin\0", "LANG=C\0", "CURTAIN_SCREEN=stale\0", "EMPTY\0"].map { Array($0.utf8) }
+        let inherited = ["PATH=/usr/bin\0", "LANG=C\0", "LANGUAGE=en\0", "CURTAIN_SCREEN=stale\0", "EMPTY\0", "LAN\0"]
+            .map { Array($0.utf8) }
         let merged = try AppCommand.environment(
             inherited,
             overriddenBy: [("LANG", "de_DE.UTF-8"), ("CURTAIN_SCREEN", "home"), ("LANG", "fr_FR.UTF-8"), ("X", "")]
         ).get().map { String(decoding: $0, as: UTF8.self) }
-        #expect(merged == ["PATH=/usr/bin", "EMPTY", "LANG=fr_FR.UTF-8", "CURTAIN_SCREEN=home", "X="])
+        // A name that begins another (LANG, LANGUAGE; LAN) replaces only itself.
+        #expect(
+            merged == ["PATH=/usr/bin", "LANGUAGE=en", "EMPTY", "LAN", "LANG=fr_FR.UTF-8", "CURTAIN_SCREEN=home", "X="]
+        )
     }
 
     @Test(arguments: [

@@ -28,16 +28,17 @@ enum AppCommand {
     }
 
     /// `inherited` ("KEY=value\0" entries, as `POSIX.environmentEntries` reads them) with
-    /// `overrides` set in order (a later one wins), each entry without its terminator.
+    /// `overrides` set in order (a later one wins), each entry without its terminator. The few
+    /// overridden names are compared with each inherited one, nothing hashed: this runs at
+    /// every spawn.
     static func environment(
         _ inherited: [[UInt8]],
         overriddenBy overrides: [(String, String)]
     ) -> Result<
         [[UInt8]], Refusal
     > {
-        var set: [[UInt8]: Int] = [:]
-        var out: [[UInt8]] = []
-        out.reserveCapacity(inherited.count + overrides.count)
+        var keys: [[UInt8]] = []
+        var entries: [[UInt8]] = []
         for (name, value) in overrides {
             let key = Array(name.utf8)
             guard !key.isEmpty, !key.contains(0), !key.contains(UInt8(ascii: "=")) else {
@@ -48,26 +49,31 @@ enum AppCommand {
                     )
                 )
             }
-            let bytes = Array(value.utf8)
-            if bytes.contains(0) {
+            var entry = key
+            entry.append(UInt8(ascii: "="))
+            entry.append(contentsOf: value.utf8)
+            if entry[(key.count + 1)...].contains(0) {
                 return .failure(Refusal(description: "environment variable '\(name)': its value contains a NUL byte"))
             }
-            let entry = key + [UInt8(ascii: "=")] + bytes
-            if let at = set[key] {
-                out[at] = entry
+            if let at = keys.firstIndex(of: key) {
+                entries[at] = entry
             } else {
-                set[key] = out.count
-                out.append(entry)
+                keys.append(key)
+                entries.append(entry)
             }
         }
         var merged: [[UInt8]] = []
-        merged.reserveCapacity(inherited.count + out.count)
+        merged.reserveCapacity(inherited.count + entries.count)
         for var entry in inherited {
             if entry.last == 0 { entry.removeLast() }
-            let key = entry.firstIndex(of: UInt8(ascii: "=")).map { Array(entry[..<$0]) } ?? entry
-            if set[key] == nil { merged.append(entry) }
+            let overridden = keys.contains { key in
+                (entry.count == key.count || (entry.count > key.count && entry[key.count] == UInt8(ascii: "=")))
+                    && entry.starts(with: key)
+            }
+            if !overridden { merged.append(entry) }
         }
-        return .success(merged + out)
+        merged.append(contentsOf: entries)
+        return .success(merged)
     }
 
     /// A spawn's error number (posix_spawn's, or the exec's in the child: ENOENT, EACCES, …).
@@ -99,16 +105,17 @@ enum AppCommand {
         _ strings: [[UInt8]],
         _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R
     ) -> R {
-        var buffer: [CChar] = []
+        var buffer: [UInt8] = []
         buffer.reserveCapacity(strings.reduce(0) { $0 + $1.count + 1 })
         var offsets: [Int] = []
         offsets.reserveCapacity(strings.count)
         for string in strings {
             offsets.append(buffer.count)
-            for byte in string { buffer.append(CChar(bitPattern: byte)) }
+            buffer.append(contentsOf: string)
             buffer.append(0)
         }
-        return buffer.withUnsafeMutableBufferPointer { bytes in
+        return buffer.withUnsafeMutableBytes { raw in
+            let bytes = raw.bindMemory(to: CChar.self)
             var pointers: [UnsafeMutablePointer<CChar>?] = offsets.map { bytes.baseAddress! + $0 }
             pointers.append(nil)
             return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
