@@ -37,6 +37,35 @@ import Glibc
 
     /// A shorter state after a longer one, a state over a page, then a short one again: each
     /// reads back exactly; on a tmpfs the file is the same one until the long state.
+    /// The encoder that keeps each launch's and process's JSON writes exactly what encoding the
+    /// whole state writes, through launches and processes coming, changing and going.
+    @Test func theCachingEncoderWritesWhatTheWholeEncodingWrites() {
+        var encoder = RuntimeState.Encoder()
+        var contents = RuntimeState.Contents()
+        func check(_ step: String) {
+            #expect(encoder.text(contents) == RuntimeState.text(contents), "\(step)")
+        }
+        check("empty")
+        contents.launches = [Self.launch(1, app: "a"), Self.launch(2, app: "b\"quoted\"")]
+        contents.lastLaunchID = 2
+        check("two launches")
+        contents.processes = [.init(launch: 1, app: "a", pid: 4242, startTime: 7)]
+        check("a process")
+        // The same pid and id again, now another process and launch: not the cached JSON.
+        contents.processes = [.init(launch: 2, app: "b\"quoted\"", pid: 4242, startTime: 9)]
+        contents.launches = [
+            RuntimeState.RecordedLaunch(
+                id: 2,
+                route: .deeplink("demo://item/7"),
+                destination: Destination(app: "demo", screen: "home", parameters: ["id": .string("7")]),
+                requestedBoottimeMicroseconds: 1234
+            )
+        ]
+        check("changed under the same keys")
+        contents = RuntimeState.Contents(lastLaunchID: 9)
+        check("all gone")
+    }
+
     @Test(arguments: ["/dev/shm", NSTemporaryDirectory()])
     func everyStateReadsBack(parent: String) throws {
         guard FileManager.default.isWritableFile(atPath: parent) else { return }

@@ -559,7 +559,8 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             forget(id)
             // Scenes and published launches the history has dropped go with them.
             let known = coordinator.ids
-            scenes = scenes.filter { known.contains($0.key) }
+            // In place: most ends drop nothing, and a filtered copy was made every time.
+            for stale in scenes.keys where !known.contains(stale) { scenes[stale] = nil }
             published.keep(only: known)
         }
     }

@@ -35,6 +35,14 @@ struct LaunchRecorder: Sendable {
 
     /// A state change of `launch` (nil when the coordinator no longer has it).
     mutating func record(_ transition: LaunchTransition, of launch: Launch?) {
+        // Two of a launch's five transitions are logged at debug level: their fields (the
+        // route's description among them) are not built when that level is off.
+        let logged: Bool =
+            switch (transition.from, transition.to) {
+            case (nil, .requested), (.presenting, .holding), (_, .revealed), (_, .failed), (_, .cancelled): true
+            default: logger.logLevel <= .debug
+            }
+        guard logged else { return }
         var fields: Logger.Metadata = [
             "curtain_launch_id": "\(transition.launch)", "curtain_state": "\(transition.to.rawValue)",
             "curtain_reason": "\(transition.reason)",

@@ -15,6 +15,8 @@ final class PublishedLaunches: Sendable {
 
     /// Drops every launch not in `known`.
     func keep(only known: Set<LaunchID>) {
-        launches.withLock { $0 = $0.filter { known.contains($0.key) } }
+        launches.withLock { launches in
+            for stale in launches.keys where !known.contains(stale) { launches[stale] = nil }
+        }
     }
 }
