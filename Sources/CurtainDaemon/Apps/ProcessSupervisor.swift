@@ -273,11 +273,6 @@ actor ProcessSupervisor: AppSupervisor {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return publisher.failed(id, "cannot create a pipe: \(POSIX.errorText(errno))") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        var appLogger = Logger(label: "app.\(app.name)") { JournalLogHandler(label: $0, identifier: app.name) }
-        appLogger[metadataKey: "curtain_app"] = "\(app.name)"
-        appLogger[metadataKey: "curtain_launch_id"] = "\(id)"
-        AppOutput.forward(from: ends[0], logger: appLogger)
-
         // Spawned here, on the actor: glibc's posix_spawn holds this thread only until the
         // child's execve (CLONE_VFORK), and the app is registered before anything else runs
         // here, so no task, stream or second thread stands between its start and its exit.
@@ -291,6 +286,7 @@ actor ProcessSupervisor: AppSupervisor {
         close(ends[1])
         switch spawned {
         case .failure(let failure):
+            close(ends[0])
             let error = "\(program): \(POSIX.errorText(failure.number))"
             logger.error(
                 "cannot start app",
@@ -304,6 +300,12 @@ actor ProcessSupervisor: AppSupervisor {
             ProcessExits.shared.watch(pidfd: pidfd) { [weak self] status in
                 Task { await self?.exited(id, status: status) }
             }
+            // Its output is read once it runs (the pipe holds it meanwhile): the reader's
+            // thread and logger are not made between the launch and the app's exec.
+            var appLogger = Logger(label: "app.\(app.name)") { JournalLogHandler(label: $0, identifier: app.name) }
+            appLogger[metadataKey: "curtain_app"] = "\(app.name)"
+            appLogger[metadataKey: "curtain_launch_id"] = "\(id)"
+            AppOutput.forward(from: ends[0], logger: appLogger)
         }
     }
 

@@ -200,11 +200,27 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             ]
             guard let subscription, !launch.state.isEnded else { return try await reply(first, false) }
             try await reply(first, true)
+            // Each event's reply as its event left the launch, written by whoever publishes it
+            // (the driver, on the frame clock's thread) where the transport gives the call its
+            // socket, as a Watch's are: no task switch to the connection's event loop per
+            // event (issue 18). The final reply stays the stream's, so the call knows it ended.
+            let output = await request.direct?.takeOver()
+            if let output {
+                subscription.mailbox.attach(
+                    Self.launchSink(output, launch: launch.id, limit: configuration.daemon.observerQueue, reply: reply)
+                    {
+                        driver.published[launch.id].map { now in
+                            ["launch": Wire.launch(now, display: display), "decision": .string(decision)]
+                        }
+                    }
+                )
+            }
             try await Self.stream(
                 subscription.mailbox,
                 only: launch.id,
                 grace: configuration.daemon.observerGrace,
-                request: request
+                request: request,
+                stalled: { output?.waiting().map { $0 > .seconds(configuration.daemon.observerGrace) } ?? false }
             ) { event, last in
                 // As its event left it (no hop to the driver's actor per event; issue 18).
                 let now =
@@ -372,6 +388,36 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
                 }
                 return output.write(message, false) && output.queued() <= limit ? .taken : .cutOff
             }
+        }
+    }
+
+    /// Writes a Launch call's events to its socket: each reply `{launch, decision, event}`, the
+    /// launch as `state` gives it now (nil: not published, so the stream sends it). Other
+    /// launches' items are dropped, as the stream skips them; the launch's last event is the
+    /// stream's. Past `limit` replies waiting, the caller is cut off.
+    static func launchSink(
+        _ output: VarlinkService.DirectOutput,
+        launch: LaunchID,
+        limit: Int,
+        reply: VarlinkService.Reply,
+        state: @escaping @Sendable () -> [String: JSONValue]?
+    ) -> ObserverMailbox.Sink {
+        { item, _ in
+            let (event, frame): ([String: JSONValue], Bool)
+            switch item {
+            case .event(let e):
+                guard e.launch == launch else { return .taken }
+                if e.endsLaunch { return .refused }
+                (event, frame) = (Wire.event(e), false)
+            case .frame(let shared):
+                guard shared.frame.launch == launch else { return .taken }
+                (event, frame) = (shared.event, true)
+            }
+            guard var parameters = state() else { return .refused }
+            parameters["event"] = .object(event)
+            guard let prepared = try? reply.prepare(parameters) else { return .refused }
+            // A frame still waiting is replaced by the next (a stalled caller holds one).
+            return output.write(prepared.message(continues: true), frame) && output.queued() <= limit ? .taken : .cutOff
         }
     }
 
