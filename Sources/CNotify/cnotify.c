@@ -74,6 +74,18 @@ int curtain_epoll_wait(int epoll, int *fds, int max) {
     return count;
 }
 
+int curtain_pid_wait(pid_t pid, struct curtain_exit *exit) {
+    siginfo_t info;
+    memset(&info, 0, sizeof(info));
+    int rc;
+    do rc = waitid(P_PID, (id_t)pid, &info, WEXITED);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0) return -1;
+    exit->exited = info.si_code == CLD_EXITED;
+    exit->code = info.si_status;
+    return 0;
+}
+
 int curtain_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int output,
                   pid_t *pid, int *pidfd) {
     posix_spawn_file_actions_t actions;
@@ -103,8 +115,14 @@ int curtain_spawn(const char *path, char *const argv[], char *const envp[], cons
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     if (rc != 0) return rc;
-    /* Its pid cannot be reused before it is reaped here, so the descriptor names it. */
+    /* Its pid cannot be reused before it is reaped here, so the descriptor names it. Without
+       pidfds (Linux before 5.3, valgrind) the caller waits by pid: -1. */
     int fd = curtain_pidfd_open(child);
+    if (fd < 0 && errno == ENOSYS) {
+        *pid = child;
+        *pidfd = -1;
+        return 0;
+    }
     if (fd < 0) {
         rc = errno;
         kill(child, SIGKILL);

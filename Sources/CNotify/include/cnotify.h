@@ -56,6 +56,9 @@ struct curtain_exit {
 /// ended. 0, or -1 with errno (ECHILD: not a child of this process, or reaped already).
 int curtain_pidfd_wait(int pidfd, struct curtain_exit *exit);
 
+/// The same by pid (waitid P_PID), for a kernel without pidfds.
+int curtain_pid_wait(pid_t pid, struct curtain_exit *exit);
+
 /// epoll for `ProcessExits` (Glibc's Swift module leaves sys/epoll.h out, and epoll_event is
 /// packed): a close-on-exec epoll descriptor; `fd` added for reading (its number as the data)
 /// or removed; and up to `max` ready descriptors' numbers waited for without a timeout. Each -1
@@ -70,7 +73,7 @@ int curtain_epoll_wait(int epoll, int *fds, int max);
 /// `output`, no other descriptor of this process (close_range from 3), no blocked signal and
 /// every signal's disposition the default, in `directory` when it is not NULL. `argv` and
 /// `envp` end with NULL. On success `*pid` and `*pidfd` (pidfd_open, close-on-exec) are set and
-/// 0 is returned; otherwise the error number (the exec's own, such as ENOENT or EACCES, comes
+/// 0 is returned (`*pidfd` -1 where the kernel has no pidfds: wait by pid); otherwise the error number (the exec's own, such as ENOENT or EACCES, comes
 /// back from the child) and nothing is left running or open.
 int curtain_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int output,
                   pid_t *pid, int *pidfd);

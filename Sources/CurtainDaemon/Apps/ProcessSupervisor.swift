@@ -297,7 +297,7 @@ actor ProcessSupervisor: AppSupervisor {
             await register(Instance(launch: id, app: app.name, pid: pid, destination: destination, spawnLaunch: id))
             // Watched once registered (and any message that raced ahead handled): its exit is
             // taken only after that.
-            ProcessExits.shared.watch(pidfd: pidfd) { [weak self] status in
+            ProcessExits.shared.watch(pid: pid, pidfd: pidfd) { [weak self] status in
                 Task { await self?.exited(id, status: status) }
             }
             // Its output is read once it runs (the pipe holds it meanwhile): the reader's

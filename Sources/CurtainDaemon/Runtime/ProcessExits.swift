@@ -43,11 +43,18 @@ final class ProcessExits: Sendable {
 
     private let state = Mutex(State())
 
-    /// Calls `onExit` on the watching thread once the process `pidfd` refers to has exited and
-    /// been reaped; the descriptor is this watcher's from now on (closed after the exit). False,
-    /// with the descriptor closed, if it cannot be watched (no thread, no epoll).
+    /// Calls `onExit` once child `pid` has exited and been reaped. `pidfd` (-1: the kernel has
+    /// none, as before Linux 5.3 or under valgrind) is this watcher's from now on, closed after
+    /// the exit. Without a pidfd a thread of its own waits for the process. False, with the
+    /// descriptor closed, if it cannot be watched (no thread, no epoll).
     @discardableResult
-    func watch(pidfd: Int32, onExit: @escaping Handler) -> Bool {
+    func watch(pid: pid_t, pidfd: Int32, onExit: @escaping Handler) -> Bool {
+        guard pidfd >= 0 else {
+            return DetachedThread.start(name: "process-exit") {
+                var exit = curtain_exit()
+                onExit(Self.status(curtain_pid_wait(pid, &exit), exit))
+            }
+        }
         let watched = state.withLock { s -> Bool in
             if s.epoll < 0 {
                 let epoll = curtain_epoll_create()
@@ -77,12 +84,14 @@ final class ProcessExits: Sendable {
                     return s.handlers.removeValue(forKey: pidfd)
                 }
                 var exit = curtain_exit()
-                let status: Status =
-                    curtain_pidfd_wait(pidfd, &exit) != 0
-                    ? .unknown(errno: errno) : exit.exited != 0 ? .exited(exit.code) : .signaled(exit.code)
+                let status = Self.status(curtain_pidfd_wait(pidfd, &exit), exit)
                 close(pidfd)
                 handler?(status)
             }
         }
+    }
+
+    private static func status(_ waited: Int32, _ exit: curtain_exit) -> Status {
+        waited != 0 ? .unknown(errno: errno) : exit.exited != 0 ? .exited(exit.code) : .signaled(exit.code)
     }
 }
