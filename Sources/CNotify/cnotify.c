@@ -66,12 +66,10 @@ int curtain_epoll_add(int epoll, int fd) {
 
 int curtain_epoll_remove(int epoll, int fd) { return epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL); }
 
-int curtain_epoll_wait(int epoll, int *fds, int max) {
-    struct epoll_event events[16];
-    if (max > 16) max = 16;
-    int count = epoll_wait(epoll, events, max, -1);
-    for (int i = 0; i < count; i++) fds[i] = events[i].data.fd;
-    return count;
+int curtain_epoll_wait_one(int epoll) {
+    struct epoll_event event;
+    int count = epoll_wait(epoll, &event, 1, -1);
+    return count == 1 ? event.data.fd : -1;
 }
 
 int curtain_pid_wait(pid_t pid, struct curtain_exit *exit) {

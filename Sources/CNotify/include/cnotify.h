@@ -61,12 +61,12 @@ int curtain_pid_wait(pid_t pid, struct curtain_exit *exit);
 
 /// epoll for `ProcessExits` (Glibc's Swift module leaves sys/epoll.h out, and epoll_event is
 /// packed): a close-on-exec epoll descriptor; `fd` added for reading (its number as the data)
-/// or removed; and up to `max` ready descriptors' numbers waited for without a timeout. Each -1
-/// with errno on failure (the wait's count otherwise).
+/// or removed; and the next ready descriptor waited for without a timeout (one at a time: an
+/// exit is one wake-up). Each -1 with errno on failure (the ready descriptor otherwise).
 int curtain_epoll_create(void);
 int curtain_epoll_add(int epoll, int fd);
 int curtain_epoll_remove(int epoll, int fd);
-int curtain_epoll_wait(int epoll, int *fds, int max);
+int curtain_epoll_wait_one(int epoll);
 
 /// Starts `path` as an app: posix_spawn (glibc's clone(CLONE_VM|CLONE_VFORK): the parent waits
 /// only until the child's execve) in a session of its own, stdin /dev/null, stdout and stderr

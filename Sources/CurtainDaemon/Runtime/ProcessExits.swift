@@ -74,20 +74,20 @@ final class ProcessExits: Sendable {
     }
 
     private func serve(_ epoll: Int32) {
-        var ready = [Int32](repeating: -1, count: 16)
+        // One descriptor per wake-up, no buffer: a Swift array here, written through `&` by
+        // the C call, was copied at every wake-up and each copy kept (one 96-byte block per
+        // app in `make bench`'s soak: +2 % RSS over 6000 launches).
         while true {
-            let count = curtain_epoll_wait(epoll, &ready, Int32(ready.count))
-            guard count > 0 else { continue }  // EINTR
-            for pidfd in ready[0..<Int(count)] {
-                let handler = state.withLock { s -> Handler? in
-                    _ = curtain_epoll_remove(epoll, pidfd)
-                    return s.handlers.removeValue(forKey: pidfd)
-                }
-                var exit = curtain_exit()
-                let status = Self.status(curtain_pidfd_wait(pidfd, &exit), exit)
-                close(pidfd)
-                handler?(status)
+            let pidfd = curtain_epoll_wait_one(epoll)
+            guard pidfd >= 0 else { continue }  // EINTR
+            let handler = state.withLock { s -> Handler? in
+                _ = curtain_epoll_remove(epoll, pidfd)
+                return s.handlers.removeValue(forKey: pidfd)
             }
+            var exit = curtain_exit()
+            let status = Self.status(curtain_pidfd_wait(pidfd, &exit), exit)
+            close(pidfd)
+            handler?(status)
         }
     }
 
