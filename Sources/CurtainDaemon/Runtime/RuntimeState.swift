@@ -75,47 +75,44 @@ final class RuntimeState: Sendable {
     /// four times per launch, was ≈ 3 % of curtaind's CPU in scenario 6 of `make bench`.) The
     /// same bytes as `JSONWriter.bytes(encode(contents), sortedKeys: true)` and a newline.
     struct Encoder {
-        private var launches: [UInt64: (launch: RecordedLaunch, json: [UInt8])] = [:]
-        private var processes: [pid_t: (process: RecordedProcess, json: [UInt8])] = [:]
+        private var launches: [UInt64: (item: RecordedLaunch, json: [UInt8])] = [:]
+        private var processes: [pid_t: (item: RecordedProcess, json: [UInt8])] = [:]
 
         mutating func text(_ contents: Contents) -> [UInt8] {
             var out = Array(#"{"last_launch_id":"#.utf8)
             out += String(contents.lastLaunchID).utf8
             out += #","launches":["#.utf8
-            for (index, launch) in contents.launches.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                if let cached = launches[launch.id], cached.launch == launch {
-                    out += cached.json
-                } else {
-                    let json = JSONWriter.bytes(RuntimeState.encode(launch), sortedKeys: true)
-                    launches[launch.id] = (launch, json)
-                    out += json
-                }
-            }
+            Self.append(contents.launches, key: \.id, cache: &launches, encode: RuntimeState.encode, to: &out)
             out += #"],"processes":["#.utf8
-            for (index, process) in contents.processes.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                if let cached = processes[process.pid], cached.process == process {
-                    out += cached.json
-                } else {
-                    let json = JSONWriter.bytes(RuntimeState.encode(process), sortedKeys: true)
-                    processes[process.pid] = (process, json)
-                    out += json
-                }
-            }
+            Self.append(contents.processes, key: \.pid, cache: &processes, encode: RuntimeState.encode, to: &out)
             out += #"],"version":"#.utf8
             out += String(RuntimeState.version).utf8
             out += "}\n".utf8
-            // What left the state leaves the cache (it holds a few entries: no copy per change).
-            if launches.count > contents.launches.count {
-                for id in launches.keys where !contents.launches.contains(where: { $0.id == id }) { launches[id] = nil }
-            }
-            if processes.count > contents.processes.count {
-                for pid in processes.keys where !contents.processes.contains(where: { $0.pid == pid }) {
-                    processes[pid] = nil
+            return out
+        }
+
+        /// `items`' JSON, comma-separated, each from `cache` while it is unchanged; what left
+        /// the state leaves the cache (a few entries: nothing is copied per change).
+        private static func append<Key: Hashable, Item: Equatable>(
+            _ items: [Item],
+            key: (Item) -> Key,
+            cache: inout [Key: (item: Item, json: [UInt8])],
+            encode: (Item) -> JSONValue,
+            to out: inout [UInt8]
+        ) {
+            for (index, item) in items.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                if let cached = cache[key(item)], cached.item == item {
+                    out += cached.json
+                } else {
+                    let json = JSONWriter.bytes(encode(item), sortedKeys: true)
+                    cache[key(item)] = (item, json)
+                    out += json
                 }
             }
-            return out
+            if cache.count > items.count {
+                for stale in cache.keys where !items.contains(where: { key($0) == stale }) { cache[stale] = nil }
+            }
         }
     }
 
