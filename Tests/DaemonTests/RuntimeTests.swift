@@ -64,13 +64,14 @@ import Glibc
 
         /// Every event of a launch, until it ends (or the daemon goes away).
         func launch(_ app: String) async throws -> (id: Int64, events: [[String: JSONValue]]) {
+            try await launch(route: ["normal": .string(app)])
+        }
+
+        func launch(route: JSONValue) async throws -> (id: Int64, events: [[String: JSONValue]]) {
             try await VarlinkConnection.withConnection(to: socket) { connection in
                 var id: Int64 = 0
                 var events: [[String: JSONValue]] = []
-                for try await reply in connection.callMore(
-                    "io.curtain.Launcher.Launch",
-                    ["route": ["normal": .string(app)]]
-                ) {
+                for try await reply in connection.callMore("io.curtain.Launcher.Launch", ["route": route]) {
                     if case .int(let launch)? = reply["launch"]?["id"] { id = launch }
                     if case .object(let event)? = reply["event"] { events.append(event) }
                 }
@@ -97,23 +98,26 @@ import Glibc
         }
 
         func addApp(_ name: String, exec: [String]) throws {
+            try append(
+                """
+
+                [[apps]]
+                name = "\(name)"
+                exec = [\(exec.map { "\"\($0)\"" }.joined(separator: ", "))]
+                screens = ["home"]
+                default_screen = "home"
+                single_instance = false
+
+                """
+            )
+        }
+
+        /// Adds `text` at the end of the configuration.
+        func append(_ text: String) throws {
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: config))
             defer { try? handle.close() }
             handle.seekToEndOfFile()
-            handle.write(
-                Data(
-                    """
-
-                    [[apps]]
-                    name = "\(name)"
-                    exec = [\(exec.map { "\"\($0)\"" }.joined(separator: ", "))]
-                    screens = ["home"]
-                    default_screen = "home"
-                    single_instance = false
-
-                    """.utf8
-                )
-            )
+            handle.write(Data(text.utf8))
         }
 
         /// The holder app of launch `id`: its own pid and its `setsid` helper's.
@@ -173,6 +177,16 @@ import Glibc
         try setup.addApp("inspect", script: "inspect.sh")
         try setup.addApp("missing", exec: [setup.directory.appendingPathComponent("no-such-app").path])
         try setup.addApp("not-executable", exec: [setup.config])
+        try setup.addApp("argv", exec: ["/bin/echo", "{param:story}"])
+        try setup.append(
+            """
+            [[routes.push]]
+            app = "argv"
+            screen = "home"
+            parameters = { story = "story" }
+
+            """
+        )
         let daemon = try await setup.start()
 
         let launched = try await setup.launch("inspect")
@@ -202,6 +216,20 @@ import Glibc
         #expect(mask("SigIgn").map { $0 & ~glibcInternal } == 0, "\(status)")
         let session = try #require(ProcessTree.entry(pid)).pid == pid && getsid(pid) == pid
         #expect(session, "session \(getsid(pid)) of \(pid)")
+
+        // A push's parameter with a NUL byte, bound for an argument: refused at the call, as
+        // no argument or variable can carry it; nothing is started (the supervisor's own check,
+        // `AppCommandTests`, stands behind it).
+        await #expect(
+            throws: VarlinkError(
+                "io.curtain.Launcher.InvalidRoute",
+                [
+                    "reason": "parameter 'story' contains a NUL byte, which no argument or environment value can carry"
+                ]
+            )
+        ) {
+            try await setup.launch(route: ["push": ["story": "a\u{0}b"], "push_app": "argv"])
+        }
 
         for (app, reason) in [
             ("missing", "\(setup.directory.path)/no-such-app: No such file or directory"),
