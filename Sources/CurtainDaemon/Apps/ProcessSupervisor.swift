@@ -297,8 +297,14 @@ actor ProcessSupervisor: AppSupervisor {
             await register(Instance(launch: id, app: app.name, pid: pid, destination: destination, spawnLaunch: id))
             // Watched once registered (and any message that raced ahead handled): its exit is
             // taken only after that.
-            ProcessExits.shared.watch(pid: pid, pidfd: pidfd) { [weak self] status in
+            let watched = ProcessExits.shared.watch(pid: pid, pidfd: pidfd) { [weak self] status in
                 Task { await self?.exited(id, status: status) }
+            }
+            if !watched {
+                logger.error(
+                    "app's exit cannot be watched (no thread): its launch ends by its readiness or timeout only",
+                    metadata: ["curtain_app": "\(app.name)", "curtain_launch_id": "\(id)", "curtain_app_pid": "\(pid)"]
+                )
             }
             // Its output is read once it runs (the pipe holds it meanwhile): the reader's
             // thread and logger are not made between the launch and the app's exec.

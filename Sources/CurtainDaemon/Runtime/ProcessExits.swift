@@ -45,32 +45,33 @@ final class ProcessExits: Sendable {
 
     /// Calls `onExit` once child `pid` has exited and been reaped. `pidfd` (-1: the kernel has
     /// none, as before Linux 5.3 or under valgrind) is this watcher's from now on, closed after
-    /// the exit. Without a pidfd a thread of its own waits for the process. False, with the
-    /// descriptor closed, if it cannot be watched (no thread, no epoll).
+    /// the exit. Without a pidfd, or when the shared thread or its epoll cannot take it, a
+    /// thread of its own waits for the process by pid. False only if no thread could be made:
+    /// then nothing reports the exit.
     @discardableResult
     func watch(pid: pid_t, pidfd: Int32, onExit: @escaping Handler) -> Bool {
-        guard pidfd >= 0 else {
-            return DetachedThread.start(name: "process-exit") {
-                var exit = curtain_exit()
-                onExit(Self.status(curtain_pid_wait(pid, &exit), exit))
-            }
-        }
-        let watched = state.withLock { s -> Bool in
-            if s.epoll < 0 {
-                let epoll = curtain_epoll_create()
-                guard epoll >= 0 else { return false }
-                guard DetachedThread.start(name: "process-exits", { [self] in serve(epoll) }) else {
-                    close(epoll)
-                    return false
+        if pidfd >= 0 {
+            let watched = state.withLock { s -> Bool in
+                if s.epoll < 0 {
+                    let epoll = curtain_epoll_create()
+                    guard epoll >= 0 else { return false }
+                    guard DetachedThread.start(name: "process-exits", { [self] in serve(epoll) }) else {
+                        close(epoll)
+                        return false
+                    }
+                    s.epoll = epoll
                 }
-                s.epoll = epoll
+                guard curtain_epoll_add(s.epoll, pidfd) == 0 else { return false }
+                s.handlers[pidfd] = onExit
+                return true
             }
-            guard curtain_epoll_add(s.epoll, pidfd) == 0 else { return false }
-            s.handlers[pidfd] = onExit
-            return true
+            if watched { return true }
+            close(pidfd)
         }
-        if !watched { close(pidfd) }
-        return watched
+        return DetachedThread.start(name: "process-exit") {
+            var exit = curtain_exit()
+            onExit(Self.status(curtain_pid_wait(pid, &exit), exit))
+        }
     }
 
     private func serve(_ epoll: Int32) {
