@@ -45,17 +45,27 @@ int curtain_pidfd_send_signal(int pidfd, int signal) {
     return (int)syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0);
 }
 
-int curtain_pidfd_wait(int pidfd, struct curtain_exit *exit) {
-    siginfo_t info;
-    memset(&info, 0, sizeof(info));
+/* waitid(WEXITED) on one child, retried on EINTR: 0 with `info` filled (si_pid 0 when WNOHANG
+   found it still running), or -1 with errno. */
+static int wait_child(idtype_t type, id_t id, int options, siginfo_t *info) {
+    memset(info, 0, sizeof(*info));
     int rc;
-    do rc = waitid((idtype_t)P_PIDFD, (id_t)pidfd, &info, WEXITED);
+    do rc = waitid(type, id, info, WEXITED | options);
     while (rc != 0 && errno == EINTR);
-    if (rc != 0) return -1;
+    return rc;
+}
+
+static int wait_exit(idtype_t type, id_t id, struct curtain_exit *exit) {
+    siginfo_t info;
+    if (wait_child(type, id, 0, &info) != 0) return -1;
     exit->exited = info.si_code == CLD_EXITED;
     exit->code = info.si_status;
     return 0;
 }
+
+int curtain_pidfd_wait(int pidfd, struct curtain_exit *exit) { return wait_exit((idtype_t)P_PIDFD, (id_t)pidfd, exit); }
+
+int curtain_pid_wait(pid_t pid, struct curtain_exit *exit) { return wait_exit(P_PID, (id_t)pid, exit); }
 
 int curtain_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
@@ -70,18 +80,6 @@ int curtain_epoll_wait_one(int epoll) {
     struct epoll_event event;
     int count = epoll_wait(epoll, &event, 1, -1);
     return count == 1 ? event.data.fd : -1;
-}
-
-int curtain_pid_wait(pid_t pid, struct curtain_exit *exit) {
-    siginfo_t info;
-    memset(&info, 0, sizeof(info));
-    int rc;
-    do rc = waitid(P_PID, (id_t)pid, &info, WEXITED);
-    while (rc != 0 && errno == EINTR);
-    if (rc != 0) return -1;
-    exit->exited = info.si_code == CLD_EXITED;
-    exit->code = info.si_status;
-    return 0;
 }
 
 int curtain_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int output,
@@ -134,8 +132,7 @@ int curtain_spawn(const char *path, char *const argv[], char *const envp[], cons
 
 int curtain_pidfd_reap(int pidfd) {
     siginfo_t info;
-    memset(&info, 0, sizeof(info));
-    if (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG) != 0) return -1;
+    if (wait_child((idtype_t)P_PIDFD, (id_t)pidfd, WNOHANG, &info) != 0) return -1;
     return info.si_pid != 0 ? 1 : 0;
 }
 

@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func theLaunchsVariablesAreSetOverTheInheritedOnes() throws {
-        let inherited = ["PATH=/usr/bin\0", "LANG=C\0", "LANGUAGE=en\0", "CURTAIN_SCREEN=stale\0", "EMPTY\0", "LAN\0"]
+        let inherited = ["PATH=/usr/bin", "LANG=C", "LANGUAGE=en", "CURTAIN_SCREEN=stale", "EMPTY", "LAN"]
             .map { Array($0.utf8) }
         let merged = try AppCommand.environment(
             inherited,
@@ -38,7 +38,7 @@ import Testing
     ])
     func variablesExecveCannotCarryAreRefused(name: String, value: String, refusal: String) {
         #expect(throws: AppCommand.Refusal(description: refusal)) {
-            try AppCommand.environment([Array("PATH=/usr/bin\0".utf8)], overriddenBy: [(name, value)]).get()
+            try AppCommand.environment([Array("PATH=/usr/bin".utf8)], overriddenBy: [(name, value)]).get()
         }
     }
 }

@@ -1,4 +1,7 @@
 import CNotify
+import CurtainTestKit
+import Dispatch
+import Synchronization
 import Testing
 
 @testable import CurtainDaemon
@@ -23,19 +26,16 @@ import Glibc
     func exit(of script: String, byPid: Bool) async throws -> ProcessExits.Status? {
         let (pid, pidfd) = try spawn(script)
         if byPid { close(pidfd) }
-        let (statuses, continuation) = AsyncStream.makeStream(of: ProcessExits.Status.self)
-        #expect(ProcessExits.shared.watch(pid: pid, pidfd: byPid ? -1 : pidfd) { continuation.yield($0) })
-        return await withTaskGroup(of: ProcessExits.Status?.self) { group in
-            group.addTask { await statuses.first { _ in true } }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(10))  // the bound, not a synchronisation
-                return nil
+        let reported = Mutex<ProcessExits.Status?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        #expect(
+            ProcessExits.shared.watch(pid: pid, pidfd: byPid ? -1 : pidfd) { status in
+                reported.withLock { $0 = status }
+                done.signal()
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            continuation.finish()
-            return first
-        }
+        )
+        guard await offload({ done.wait(timeout: .now() + 10) == .success }) else { return nil }
+        return reported.withLock { $0 }
     }
 
     @Test(arguments: [false, true]) func anExitCodeAndASignalAreTold(byPid: Bool) async throws {

@@ -27,7 +27,7 @@ enum AppCommand {
         return .success(out)
     }
 
-    /// `inherited` ("KEY=value\0" entries, as `POSIX.environmentEntries` reads them) with
+    /// `inherited` ("KEY=value" entries, as `POSIX.environmentEntries` reads them) with
     /// `overrides` set in order (a later one wins), each entry without its terminator. The few
     /// overridden names are compared with each inherited one, nothing hashed: this runs at
     /// every spawn.
@@ -64,8 +64,7 @@ enum AppCommand {
         }
         var merged: [[UInt8]] = []
         merged.reserveCapacity(inherited.count + entries.count)
-        for var entry in inherited {
-            if entry.last == 0 { entry.removeLast() }
+        for entry in inherited {
             let overridden = keys.contains { key in
                 (entry.count == key.count || (entry.count > key.count && entry[key.count] == UInt8(ascii: "=")))
                     && entry.starts(with: key)

@@ -35,37 +35,34 @@ struct LaunchRecorder: Sendable {
 
     /// A state change of `launch` (nil when the coordinator no longer has it).
     mutating func record(_ transition: LaunchTransition, of launch: Launch?) {
-        // Two of a launch's five transitions are logged at debug level: their fields (the
-        // route's description among them) are not built when that level is off.
-        let logged: Bool =
-            switch (transition.from, transition.to) {
-            case (nil, .requested), (.presenting, .holding), (_, .revealed), (_, .failed), (_, .cancelled): true
-            default: logger.logLevel <= .debug
+        // Built only for a line that is logged: two of a launch's five transitions are at debug
+        // level (swift-log evaluates their metadata only when that level is on).
+        func fields() -> Logger.Metadata {
+            var fields: Logger.Metadata = [
+                "curtain_launch_id": "\(transition.launch)", "curtain_state": "\(transition.to.rawValue)",
+                "curtain_reason": "\(transition.reason)",
+            ]
+            if let launch {
+                fields["curtain_app"] = "\(launch.destination.app)"
+                fields["curtain_route"] = "\(launch.route)"
+                fields["curtain_duration_usec"] = "\(Int((transition.time - launch.requestedAt) * 1_000_000))"
             }
-        guard logged else { return }
-        var fields: Logger.Metadata = [
-            "curtain_launch_id": "\(transition.launch)", "curtain_state": "\(transition.to.rawValue)",
-            "curtain_reason": "\(transition.reason)",
-        ]
-        if let launch {
-            fields["curtain_app"] = "\(launch.destination.app)"
-            fields["curtain_route"] = "\(launch.route)"
-            fields["curtain_duration_usec"] = "\(Int((transition.time - launch.requestedAt) * 1_000_000))"
+            return fields
         }
         switch (transition.from, transition.to) {
-        case (nil, .requested): logger.log(.launchRequested, "launch requested", fields)
-        case (.presenting, .holding): logger.log(.launchPresented, "overlay presented", fields)
+        case (nil, .requested): logger.log(.launchRequested, "launch requested", fields())
+        case (.presenting, .holding): logger.log(.launchPresented, "overlay presented", fields())
         case (_, .revealed):
-            logger.log(.launchRevealed, "launch revealed", fields)
+            logger.log(.launchRevealed, "launch revealed", fields())
             if let launch { statistics.revealed(after: transition.time - launch.requestedAt) }
         case (_, .failed):
-            logger.log(.launchFailed, "launch failed: \(transition.reason)", fields)
+            logger.log(.launchFailed, "launch failed: \(transition.reason)", fields())
             statistics.failed += 1
         case (_, .cancelled):
-            logger.log(.launchCancelled, "launch cancelled: \(transition.reason)", fields)
+            logger.log(.launchCancelled, "launch cancelled: \(transition.reason)", fields())
             statistics.cancelled += 1
         default:
-            logger.debug("launch \(transition.from?.rawValue ?? "-") → \(transition.to.rawValue)", metadata: fields)
+            logger.debug("launch \(transition.from?.rawValue ?? "-") → \(transition.to.rawValue)", metadata: fields())
         }
     }
 }

@@ -81,12 +81,12 @@ enum POSIX {
 
     static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
-    /// This process's whole environment as raw entries ("KEY=value" and its NUL).
+    /// This process's whole environment as raw entries ("KEY=value", without the NUL).
     static func environmentEntries() -> [[UInt8]] {
         var entries: [[UInt8]] = []
         var cursor = environ
         while let entry = cursor.pointee {
-            entries.append(Array(UnsafeRawBufferPointer(start: entry, count: strlen(entry) + 1)))
+            entries.append(Array(UnsafeRawBufferPointer(start: entry, count: strlen(entry))))
             cursor += 1
         }
         return entries
