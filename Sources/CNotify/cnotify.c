@@ -145,6 +145,12 @@ int curtain_notify_passcred(int fd) {
     return setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
 }
 
+int curtain_notify_queued(int fd) {
+    char byte;
+    if (recv(fd, &byte, 0, MSG_PEEK | MSG_DONTWAIT) >= 0) return 1;
+    return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+}
+
 ssize_t curtain_notify_receive(int fd, void *buffer, size_t length, struct curtain_notify_meta *meta) {
     union {
         struct cmsghdr header;

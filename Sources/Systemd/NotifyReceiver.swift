@@ -87,6 +87,12 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
         let value = Atomic(false)
     }
 
+    /// Datagrams the thread has taken off the socket (counted before it queues each).
+    final class Received: Sendable {
+        let count = Atomic<UInt64>(0)
+    }
+    private let received = Received()
+
     /// Jobs of tasks that prefer this receiver as their executor (see `enqueue`), run by the
     /// thread between its passes over the socket; once it has ended, they go to the pool.
     final class Jobs: Sendable {
@@ -228,11 +234,13 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
         datagrams = AsyncStream(unfolding: { [pending] in await pending.next() })
         _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)
         let executor = asUnownedTaskExecutor()
-        let started = DetachedThread.start(name: "notify-receiver") { [stopped, flushes, pending, jobs, barriers] in
+        let started = DetachedThread.start(name: "notify-receiver") {
+            [received, stopped, flushes, pending, jobs, barriers] in
             Self.drain(
                 fd: fd,
                 wake: wakeRead,
                 passLimit: passLimit,
+                received: received,
                 stopped: stopped,
                 flushes: flushes,
                 pending: pending,
@@ -291,10 +299,28 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
         }
     }
 
+    /// What `flush` would answer, without waking the thread, when nothing is left for it to
+    /// read: nil if a datagram waits on the socket or the thread holds one it has not queued
+    /// yet (then call `flush`). After an app's exit this is almost always the answer: its
+    /// messages were read long before, and a flush was two thread wake-ups per exit (issue 18).
+    public func readThroughIfIdle() -> UInt64? {
+        // `stop` and the thread's end close the socket under this lock, after setting these.
+        let empty = jobs.state.withLock { s in
+            !s.wakeClosed && !s.ended && curtain_notify_queued(fd) == 0
+        }
+        guard empty else { return nil }
+        // Every datagram sent before the socket was found empty has been taken off it; it is
+        // queued once the queue's count reaches the count taken, read first.
+        let taken = received.count.load(ordering: .acquiring)
+        let queued = pending.state.withLock { $0.backlog.added }
+        return queued >= taken ? queued : nil
+    }
+
     private static func drain(
         fd: Int32,
         wake: Int32,
         passLimit: Int,
+        received: Received,
         stopped: StopFlag,
         flushes: Flushes,
         pending: Pending,
@@ -342,6 +368,7 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
                 var meta = curtain_notify_meta()
                 let n = buffer.withUnsafeMutableBytes { curtain_notify_receive(fd, $0.baseAddress, $0.count, &meta) }
                 if n < 0 { break }
+                received.count.add(1, ordering: .releasing)
                 let session = meta.pid > 0 ? max(0, getsid(meta.pid)) : 0
                 let truncated = meta.truncated != 0 || n > NotifyMessage.maximumSize
                 let bytes = Array(buffer[0..<n])

@@ -178,6 +178,31 @@ import Glibc
         #expect(await receiver.flush() == 0)
     }
 
+    /// Asked without a flush, the receiver answers only for what it has queued: every answer
+    /// covers each datagram whose send returned before the question, however it races the
+    /// thread taking them (500 sends, each followed by the question); once all are read it
+    /// answers their number; after stop, nil (then `flush` answers).
+    @Test(.timeLimit(.minutes(1))) func askedWithoutAFlushItAnswersOnlyForWhatItQueued() async throws {
+        let receiver = try receiver()
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        let address = try UnixSocketAddress(receiver.path)
+        var answered = 0
+        for sent in 1...500 {
+            let text = "STATUS=\(sent)"
+            #expect(address.withSockAddr { sendto(fd, text, text.utf8.count, 0, $0, $1) } == text.utf8.count)
+            if let through = receiver.readThroughIfIdle() {
+                answered += 1
+                #expect(through >= UInt64(sent), "answered \(through) after \(sent) sends")
+            }
+        }
+        #expect(await receiver.flush() == 500)
+        #expect(receiver.readThroughIfIdle() == 500)
+        receiver.stop()
+        #expect(receiver.readThroughIfIdle() == nil)
+        print("answered without a flush: \(answered) of 500")
+    }
+
     /// A flush racing `stop` is answered: it neither waits for a thread that has ended nor
     /// writes to the wake pipe `stop` closed (200 races, each against a fresh receiver).
     @Test(.timeLimit(.minutes(1))) func aFlushRacingStopIsAnswered() async throws {

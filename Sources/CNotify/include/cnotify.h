@@ -26,6 +26,10 @@ int curtain_notify_passcred(int fd);
 /// byte count, or -1 with errno set (EAGAIN when nothing is waiting).
 ssize_t curtain_notify_receive(int fd, void *buffer, size_t length, struct curtain_notify_meta *meta);
 
+/// Whether a datagram waits on `fd` (a non-blocking peek, nothing taken): 1 if one does, 0 if
+/// none, -1 with errno on any other failure.
+int curtain_notify_queued(int fd);
+
 /// pidfd_open(2): a descriptor that becomes readable when `pid` exits (Swift cannot call the
 /// variadic syscall(2)). -1 with errno on failure.
 int curtain_pidfd_open(pid_t pid);

@@ -136,7 +136,10 @@ actor ProcessSupervisor: AppSupervisor {
     /// Returns once every notify message sent before this call has been handled (an app's
     /// READY=1 followed at once by its exit must count as ready).
     private func catchUp() async {
-        let through = await receiver.flush()
+        // Asked of the socket first: a flush wakes the receiver's thread for nothing when all
+        // was read already (as almost always by the time an exit is seen).
+        let through: UInt64
+        if let idle = receiver.readThroughIfIdle() { through = idle } else { through = await receiver.flush() }
         guard handledThrough < through, !receiverEnded else { return }
         await withCheckedContinuation { catchingUp.append((through, $0)) }
     }
