@@ -1,4 +1,5 @@
 import CurtainCore
+import Synchronization
 import Testing
 import Varlink
 
@@ -60,5 +61,25 @@ import Varlink
         // The waiter registers before the post or the post queues: either way it arrives.
         mailbox.post(Self.event(7))
         #expect(await first == Self.event(7))
+    }
+
+    /// A sink that writes the final reply closes the mailbox: the waiting stream ends (nil)
+    /// knowing it was finished, and nothing more is taken.
+    @Test(.timeLimit(.minutes(1))) func aSinkThatWritesTheFinalReplyEndsTheStream() async {
+        let mailbox = ObserverMailbox(limit: 4)
+        let written = Mutex<[ObserverMailbox.Item]>([])
+        mailbox.attach { item, _ in
+            written.withLock { $0.append(item) }
+            return item == Self.event(2) ? .finished : .taken
+        }
+        async let end = mailbox.next()
+        while !mailbox.writesDirectly { await Task.yield() }  // the stream waits with nothing queued
+        #expect(mailbox.post(Self.event(1)))
+        #expect(mailbox.post(Self.event(2)))
+        #expect(await end == nil)
+        #expect(mailbox.finished)
+        #expect(!mailbox.post(Self.event(3)))
+        #expect(written.withLock { $0 } == [Self.event(1), Self.event(2)])
+        #expect(!mailbox.overflowed)
     }
 }

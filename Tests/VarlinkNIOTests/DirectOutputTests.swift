@@ -16,6 +16,8 @@ import Varlink
         method Mixed() -> (n: int)
         # Fills the socket, then writes events and frames (replaceable) while the peer does not read.
         method Stalled() -> (n: int, frame: bool)
+        # Writes its final reply to the socket itself (Reply.final) and returns without another.
+        method Finished() -> (n: int)
         method Ping() -> ()
         """
 
@@ -32,6 +34,18 @@ import Varlink
             try await reply(["n": 2], true)
             #expect(output.write(try reply.prepare(["n": 3]).message(continues: true), true))
             try await reply(["n": 4], false)
+        }
+        builder.rawMethod("Finished", options: .init(requiresMore: true)) { request, reply in
+            guard let output = await request.direct?.takeOver() else {
+                throw VarlinkError("org.example.direct.NoDirect")
+            }
+            #expect(output.write(try reply.prepare(["n": 0]).message(continues: true), false))
+            let last = try reply.prepare(["n": 1])
+            guard let message = reply.final(last) else { throw VarlinkError("org.example.direct.NotFinal") }
+            #expect(output.write(message, false))
+            // Finished now: no second final reply, and nothing sent through Reply.
+            #expect(reply.final(last) == nil)
+            await #expect(throws: (any Error).self) { try await reply(["n": 2], true) }
         }
         builder.rawMethod("Stalled", options: .init(requiresMore: true)) { request, reply in
             guard let output = await request.direct?.takeOver() else {
@@ -71,6 +85,24 @@ import Varlink
             #expect(
                 received.messages == (0...3).map { #"{"continues":true,"parameters":{"n":\#($0)}}"# }
                     + [#"{"parameters":{"n":4}}"#, #"{"parameters":{}}"#]
+            )
+        }
+    }
+
+    /// A final reply written by the handler to the socket (`Reply.final`) ends the call: the
+    /// handler returns without another (no InternalError), and the next call is answered after it.
+    @Test(.timeLimit(.minutes(1))) func aFinalReplyWrittenToTheSocketEndsTheCall() async throws {
+        try await withServer(service: try Self.service()) { path, _ in
+            let raw = try RawSocket(path: path)
+            raw.send(
+                #"{"method":"org.example.direct.Finished","more":true}"# + "\0"
+                    + #"{"method":"org.example.direct.Ping"}"# + "\0"
+            )
+            let received = await raw.receive(messages: 3)
+            #expect(
+                received.messages == [
+                    #"{"continues":true,"parameters":{"n":0}}"#, #"{"parameters":{"n":1}}"#, #"{"parameters":{}}"#,
+                ]
             )
         }
     }

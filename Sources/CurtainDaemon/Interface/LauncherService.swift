@@ -203,7 +203,7 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             // Each event's reply as its event left the launch, written by whoever publishes it
             // (the driver, on the frame clock's thread) where the transport gives the call its
             // socket, as a Watch's are: no task switch to the connection's event loop per
-            // event (issue 18). The final reply stays the stream's, so the call knows it ended.
+            // event (issue 18), the final reply included (the stream then ends without one).
             let output = await request.direct?.takeOver()
             if let output {
                 subscription.mailbox.attach(
@@ -381,8 +381,12 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
                 guard let message = try? frame.message(for: reply, method: method) else { return .taken }
                 return output.write(message, true) ? .taken : .cutOff
             case .event(let event):
-                // The final reply is the stream's, so the call knows it ended.
-                if only != nil, event.endsLaunch { return .refused }
+                if only != nil, event.endsLaunch {
+                    guard let prepared = try? reply.prepare(["event": .object(Wire.event(event))]),
+                        let message = reply.final(prepared)
+                    else { return .refused }
+                    return output.write(message, false) ? .finished : .cutOff
+                }
                 guard let message = try? (shared ?? SharedEvent(event)).message(for: reply, method: method) else {
                     return .refused
                 }
@@ -394,7 +398,7 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
     /// Writes a Launch call's events to its socket: each reply `{launch, decision, event}`, the
     /// launch as `state` gives it now (nil: not published, so the stream sends it). Other
     /// launches' items are dropped, as the stream skips them; the launch's last event is the
-    /// stream's. Past `limit` replies waiting, the caller is cut off.
+    /// call's final reply (`Delivery.finished`). Past `limit` replies waiting, the caller is cut off.
     static func launchSink(
         _ output: VarlinkService.DirectOutput,
         launch: LaunchID,
@@ -407,7 +411,6 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             switch item {
             case .event(let e):
                 guard e.launch == launch else { return .taken }
-                if e.endsLaunch { return .refused }
                 (event, frame) = (Wire.event(e), false)
             case .frame(let shared):
                 guard shared.frame.launch == launch else { return .taken }
@@ -416,6 +419,10 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             guard var parameters = state() else { return .refused }
             parameters["event"] = .object(event)
             guard let prepared = try? reply.prepare(parameters) else { return .refused }
+            if case .event(let e) = item, e.endsLaunch {
+                guard let message = reply.final(prepared) else { return .refused }
+                return output.write(message, false) ? .finished : .cutOff
+            }
             // A frame still waiting is replaced by the next (a stalled caller holds one).
             return output.write(prepared.message(continues: true), frame) && output.queued() <= limit ? .taken : .cutOff
         }
@@ -477,6 +484,7 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             inFlight.stop()
             if last { return }
         }
+        if mailbox.finished { return }  // the sink wrote the final reply
         if mailbox.overflowed {
             await request.disconnect(LauncherErrors.observerTooSlow(grace))
             return

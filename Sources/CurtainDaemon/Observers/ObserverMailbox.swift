@@ -19,8 +19,13 @@ final class ObserverMailbox: Sendable {
     enum Delivery: Sendable {
         /// Written (or queued on the socket, in order).
         case taken
-        /// Not for the sink: the stream sends it (a stream's final reply).
+        /// Not for the sink: the stream sends it.
         case refused
+        /// Written as the call's final reply: the mailbox closes, and the stream ends without
+        /// a reply of its own (`finished`). The last event of a launch a call follows, written
+        /// on the publishing thread like every one before it — no hop to the stream's event
+        /// loop between a launch's end and its caller (issue 18).
+        case finished
         /// The connection takes no more, or too much waits on it: the observer must go.
         case cutOff
     }
@@ -35,6 +40,7 @@ final class ObserverMailbox: Sendable {
         var events = 0
         var closed = false
         var overflowed = false
+        var finished = false
         var waiter: CheckedContinuation<Item?, Never>? { didSet { waiting = waiter != nil } }
         /// `waiter != nil`, read for every frame without copying the continuation out.
         var waiting = false
@@ -60,6 +66,11 @@ final class ObserverMailbox: Sendable {
             if s.waiting, s.head == s.items.count, let sink = s.sink {
                 switch sink(item, shared) {
                 case .taken: return (true, nil, nil)
+                case .finished:
+                    s.closed = true
+                    s.finished = true
+                    defer { s.waiter = nil }
+                    return (true, s.waiter, nil)
                 case .cutOff:
                     s.overflowed = true
                     defer { s.waiter = nil }
@@ -125,6 +136,9 @@ final class ObserverMailbox: Sendable {
     }
 
     var overflowed: Bool { state.withLock { $0.overflowed } }
+
+    /// Whether the sink wrote the call's final reply (`Delivery.finished`).
+    var finished: Bool { state.withLock { $0.finished } }
 
     /// Whether the next item goes straight to the sink: one is attached and the stream waits
     /// with nothing queued (for tests).

@@ -102,6 +102,8 @@ public final class VarlinkService: Sendable {
         public let method: String
         let check: @Sendable ([String: JSONValue]) throws(ReplyMisuse) -> Void
         let send: @Sendable (VarlinkReply) async throws -> Void
+        /// Marks the call finished; false if it already was.
+        let finish: @Sendable () -> Bool
 
         /// Sends one reply.
         /// - Parameters:
@@ -128,6 +130,17 @@ public final class VarlinkService: Sendable {
                 throw ReplyMisuse("parameters prepared for \(prepared.method), not \(method)")
             }
             try await send(VarlinkReply(prepared: prepared.bytes, continues: continues))
+        }
+
+        /// The call's final reply as a whole message (NUL included) for the call's
+        /// `DirectOutput`, which the caller writes: from now on the call is finished (a later
+        /// reply is refused, and the handler returns without sending one). Nil if it already
+        /// was (its final reply or an error has gone out) or `prepared` was made for another
+        /// method. For a stream whose last item is written by whoever publishes it, on that
+        /// thread, like every item before it.
+        public func final(_ prepared: PreparedParameters) -> [UInt8]? {
+            guard prepared.method == method, finish() else { return nil }
+            return prepared.message(continues: false)
         }
     }
 
@@ -280,7 +293,8 @@ public final class VarlinkService: Sendable {
                 if reply.continues && !call.more { throw ReplyMisuse("continues without more") }
                 if !reply.continues, !tracker.finish() { throw ReplyMisuse("a reply after the final one") }
                 do { try await deliver(reply) } catch { throw ReplyFailed() }
-            }
+            },
+            finish: { tracker.finish() }
         )
         try await handler(request, reply)
         if !tracker.finished { throw ReplyMisuse("the handler returned without a final reply") }
