@@ -87,11 +87,12 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
         let value = Atomic(false)
     }
 
-    /// Datagrams the thread has taken off the socket (counted before it queues each).
-    final class Received: Sendable {
-        let count = Atomic<UInt64>(0)
+    /// Set while the thread takes datagrams off the socket and queues them (a pass): one it
+    /// has taken may not be queued yet.
+    final class Reading: Sendable {
+        let value = Atomic(false)
     }
-    private let received = Received()
+    private let reading = Reading()
 
     /// Jobs of tasks that prefer this receiver as their executor (see `enqueue`), run by the
     /// thread between its passes over the socket; once it has ended, they go to the pool.
@@ -235,12 +236,12 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
         _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)
         let executor = asUnownedTaskExecutor()
         let started = DetachedThread.start(name: "notify-receiver") {
-            [received, stopped, flushes, pending, jobs, barriers] in
+            [reading, stopped, flushes, pending, jobs, barriers] in
             Self.drain(
                 fd: fd,
                 wake: wakeRead,
                 passLimit: passLimit,
-                received: received,
+                reading: reading,
                 stopped: stopped,
                 flushes: flushes,
                 pending: pending,
@@ -308,19 +309,18 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
         let empty = jobs.state.withLock { s in
             !s.wakeClosed && !s.ended && curtain_notify_queued(fd) == 0
         }
-        guard empty else { return nil }
-        // Every datagram sent before the socket was found empty has been taken off it; it is
-        // queued once the queue's count reaches the count taken, read first.
-        let taken = received.count.load(ordering: .acquiring)
-        let queued = pending.state.withLock { $0.backlog.added }
-        return queued >= taken ? queued : nil
+        // Every datagram sent before the socket was found empty has been taken off it; outside
+        // a pass (the flag is set before its first read, cleared after its last is queued)
+        // every one taken is queued. In a pass: nil, and a flush waits for its end.
+        guard empty, !reading.value.load(ordering: .sequentiallyConsistent) else { return nil }
+        return pending.state.withLock { $0.backlog.added }
     }
 
     private static func drain(
         fd: Int32,
         wake: Int32,
         passLimit: Int,
-        received: Received,
+        reading: Reading,
         stopped: StopFlag,
         flushes: Flushes,
         pending: Pending,
@@ -364,11 +364,11 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
                 defer { w = [] }
                 return w
             }
+            reading.value.store(true, ordering: .sequentiallyConsistent)
             for _ in 0..<passLimit {
                 var meta = curtain_notify_meta()
                 let n = buffer.withUnsafeMutableBytes { curtain_notify_receive(fd, $0.baseAddress, $0.count, &meta) }
                 if n < 0 { break }
-                received.count.add(1, ordering: .releasing)
                 let session = meta.pid > 0 ? max(0, getsid(meta.pid)) : 0
                 let truncated = meta.truncated != 0 || n > NotifyMessage.maximumSize
                 let bytes = Array(buffer[0..<n])
@@ -414,6 +414,7 @@ public final class NotifyReceiver: TaskExecutor, Sendable {
                 }
             }
             let read = pending.state.withLock { $0.backlog.added }
+            reading.value.store(false, ordering: .sequentiallyConsistent)
             waiting.forEach { $0.resume(returning: read) }
             log.flush(logger, at: .now)
         }
