@@ -18,7 +18,8 @@ final class ServerConnection: Sendable {
     private let gate: ReadGate
     /// Set by `abort`: nothing more is written (the abort's message is the last).
     private let aborted = Atomic<Bool>(false)
-    /// While a streaming call has the socket (`takeOver`): every write goes through it.
+    /// Once a streaming call has taken the socket (`takeOver`): every write goes through it,
+    /// for the rest of the connection.
     private let direct = Mutex<SocketWriter?>(nil)
     /// Output buffered before `write` waits (the server's outputBufferLimit).
     private let outputLimit: Int
@@ -59,7 +60,9 @@ final class ServerConnection: Sendable {
 
     /// Gives the streaming call running now the socket (see `VarlinkService.DirectWriter`):
     /// once NIO has written everything queued before, a dup() of the channel's descriptor
-    /// becomes the connection's only writer until `handBack`. NIO keeps reading (a hang-up
+    /// becomes the connection's only writer, for every later call too (a caller launching
+    /// app after app on one connection paid an empty flush, two SO_COOKIE reads, a dup and a
+    /// close per call to take it and hand it back: issue 18). NIO keeps reading (a hang-up
     /// closes the channel, and the writer with it) and keeps the descriptor it closes.
     var directWriter: VarlinkService.DirectWriter {
         VarlinkService.DirectWriter { [self] in
@@ -73,7 +76,8 @@ final class ServerConnection: Sendable {
     }
 
     private func takeOver() async -> SocketWriter? {
-        guard !isAborted, direct.withLock({ $0 }) == nil else { return nil }
+        guard !isAborted else { return nil }
+        if let writer = direct.withLock({ $0 }) { return writer }  // an earlier call's: the connection's now
         // Completed in order: once this empty write is done, NIO holds nothing for the socket.
         guard (try? await channel.writeAndFlush(ByteBuffer()).get()) != nil else { return nil }
         let channel = self.channel
@@ -96,22 +100,6 @@ final class ServerConnection: Sendable {
                 return writer
             }
         }.get()
-    }
-
-    /// The streaming call ended: once its output is written, NIO writes again (the next
-    /// call's replies follow it on the wire).
-    func handBack() async {
-        guard let writer = direct.withLock({ $0 }) else { return }
-        // A peer that does not read holds it up; a server that stops closes it.
-        let channel = self.channel
-        _ = await withTaskCancellationHandler {
-            await writer.drained()
-        } onCancel: {
-            channel.close(promise: nil)
-        }
-        if isAborted { return }  // the abort closes the channel, and the writer with it
-        direct.withLock { $0 = nil }
-        writer.close()
     }
 
     /// SO_COOKIE (<asm-generic/socket.h>): a number the kernel gives each socket, never reused.

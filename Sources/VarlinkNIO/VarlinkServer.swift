@@ -305,8 +305,8 @@ public final class VarlinkServer: Sendable {
                     } onCancel: {
                         handler.cancel()
                     }
-                    // If the call took the socket: its output is written before the next call's.
-                    await connection.handBack()
+                    // If the call took the socket, the next call's replies queue behind its
+                    // output on the same writer.
                 } else {
                     // Others run to their end even if the peer is gone (oneway calls expect that).
                     await service.handle(call, peer: peer, send: send, disconnect: abort)

@@ -31,8 +31,9 @@ public final class VarlinkService: Sendable {
     /// produces the frame — not a task switch, an event-loop hop and a pipeline pass each.
     public struct DirectWriter: Sendable {
         /// Waits until every reply sent before is written, then returns the call's output: from
-        /// then on, until the call ends, every reply of the call (those sent through `Reply`
-        /// too) goes through it, in order. Nil when the transport cannot; the call goes on as before.
+        /// then on every reply of the call (those sent through `Reply` too) goes through it, in
+        /// order — and a transport may keep it for the connection's later calls. Nil when the
+        /// transport cannot; the call goes on as before.
         public let takeOver: @Sendable () async -> DirectOutput?
 
         /// A writer for one connection; see `takeOver`.
