@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import CurtainDaemon
@@ -7,7 +8,7 @@ import Glibc
 #endif
 
 /// `AppOutput`: each line of an app's pipe logged once and whole, in order; a last line without
-/// its newline when the pipe ends; a line over the limit cut.
+/// its newline when the pipe ends; a line over the limit cut; every pipe read by one thread.
 @Suite struct AppOutputTests {
     static func pipePair() throws -> (read: Int32, write: Int32) {
         var ends: [Int32] = [0, 0]
@@ -45,5 +46,15 @@ import Glibc
         // Cut once past the limit (read 4 KiB at a time), the rest at the end.
         #expect(lines.dropFirst().map { $0.count - " []".count }.reduce(0, +) == long.count)
         #expect(lines.dropFirst().allSatisfy { $0.count - " []".count <= AppOutput.maximumLine + 4096 })
+        // Both pipes, and every other app's, read by one thread.
+        #expect(Self.threads(named: "app-output") == 1)
+    }
+
+    static func threads(named name: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter {
+            (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) == name + "\n"
+        }
+        .count
     }
 }

@@ -309,8 +309,8 @@ actor ProcessSupervisor: AppSupervisor {
                     metadata: ["curtain_app": "\(app.name)", "curtain_launch_id": "\(id)", "curtain_app_pid": "\(pid)"]
                 )
             }
-            // Its output is read once it runs (the pipe holds it meanwhile): the reader's
-            // thread and logger are not made between the launch and the app's exec.
+            // Its output is read once it runs (the pipe holds it meanwhile), by the one thread
+            // that reads every app's: its logger is not made between the launch and the exec.
             var appLogger = Logger(label: "app.\(app.name)") { JournalLogHandler(label: $0, identifier: app.name) }
             appLogger[metadataKey: "curtain_app"] = "\(app.name)"
             appLogger[metadataKey: "curtain_launch_id"] = "\(id)"
