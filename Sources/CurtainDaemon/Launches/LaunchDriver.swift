@@ -479,13 +479,8 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     /// Launch or READY=1 and the observers' `presenting` or `revealing` (issue 18).
     private func perform(_ effects: [LaunchEffect], at t: Double, note: (() -> Void)? = nil) {
         // App work runs in the order the coordinator gave it (release the old app before
-        // starting the new one), off the actor: spawning must not hold up frames. What comes
-        // before any launch's end is handed over before the events are written: the spawn
-        // starts on another thread while this one writes them (issue 18: a launch's app waited
-        // for its caller's `requested` and `presenting`). What follows an end still follows
-        // its event, as ever (an attached app hears of the end after the observers).
-        let (appWork, early) = self.appWork(for: effects)
-        appWork[..<early].forEach { appQueue.yield($0) }
+        // starting the new one), off the actor: spawning must not hold up frames.
+        var appWork: [AppWork] = []
         var recorded: [(LaunchTransition, Launch?)] = []
         for effect in effects {
             switch effect {
@@ -499,7 +494,18 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
                     if let launch = coordinator.launch(id) { published.set(launch) }
                     broadcaster.publish(.destination(launch: id, destination, reason: reason, time: t))
                 }
-            case .releaseApp, .retargetApp: break
+                let route = coordinator.launch(id)?.route ?? .normal(app: destination.app)
+                guard let snapshot = snapshots[id] else { continue }  // every launch has one from its request
+                appWork.append { supervisor in await supervisor.start(id, destination, route: route, snapshot: snapshot)
+                }
+            case .releaseApp(let id):
+                appWork.append { supervisor in await supervisor.release(id) }
+            case .retargetApp(let from, let to, let destination):
+                let route = coordinator.launch(to)?.route ?? .normal(app: destination.app)
+                guard let snapshot = snapshots[to] else { continue }
+                appWork.append { supervisor in
+                    await supervisor.retarget(from: from, to: to, destination, route: route, snapshot: snapshot)
+                }
             case .hideOverlay(let id, let retain):
                 // The reveal's end state, exactly: it rarely falls on the grid, and with retain
                 // the next owner of the screen starts from it.
@@ -523,42 +529,17 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             case .transition(let transition):
                 recorded.append((transition, coordinator.launch(transition.launch)))
                 record(transition)
+                if transition.to.isEnded {
+                    let id = transition.launch
+                    appWork.append { supervisor in await supervisor.ended(id) }
+                }
             }
         }
-        appWork[early...].forEach { appQueue.yield($0) }
+        appWork.forEach { appQueue.yield($0) }
         note?()
         for (transition, launch) in recorded { recorder.record(transition, of: launch) }
         publishStatus()
         persistLaunches()
-    }
-
-    /// The app work `effects` ask for, in their order, and how many come before the first end
-    /// of a launch (`ended`, which the backend hears after the end's event is out).
-    private func appWork(for effects: [LaunchEffect]) -> (work: [AppWork], early: Int) {
-        var work: [AppWork] = []
-        var early: Int?
-        for effect in effects {
-            switch effect {
-            case .startApp(let id, let destination):
-                let route = coordinator.launch(id)?.route ?? .normal(app: destination.app)
-                guard let snapshot = snapshots[id] else { continue }  // every launch has one from its request
-                work.append { supervisor in await supervisor.start(id, destination, route: route, snapshot: snapshot) }
-            case .releaseApp(let id):
-                work.append { supervisor in await supervisor.release(id) }
-            case .retargetApp(let from, let to, let destination):
-                let route = coordinator.launch(to)?.route ?? .normal(app: destination.app)
-                guard let snapshot = snapshots[to] else { continue }
-                work.append { supervisor in
-                    await supervisor.retarget(from: from, to: to, destination, route: route, snapshot: snapshot)
-                }
-            case .transition(let transition) where transition.to.isEnded:
-                if early == nil { early = work.count }
-                let id = transition.launch
-                work.append { supervisor in await supervisor.ended(id) }
-            case .transition, .showOverlay, .hideOverlay: break
-            }
-        }
-        return (work, early ?? work.count)
     }
 
     private func persistLaunches() {
