@@ -43,10 +43,7 @@ final class AppOutput: Sendable {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         let added = state.withLock { s -> Bool in
             if s.epoll < 0 {
-                let epoll = curtain_epoll_create()
-                guard epoll >= 0 else { return false }
-                guard DetachedThread.start(name: "app-output", { [self] in serve(epoll) }) else {
-                    close(epoll)
+                guard let epoll = EpollThread.start(name: "app-output", serve: { [self] in serve($0) }) else {
                     return false
                 }
                 s.epoll = epoll

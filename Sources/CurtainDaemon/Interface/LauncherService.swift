@@ -382,10 +382,10 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
                 return output.write(message, true) ? .taken : .cutOff
             case .event(let event):
                 if only != nil, event.endsLaunch {
-                    guard let prepared = try? reply.prepare(["event": .object(Wire.event(event))]),
-                        let message = reply.final(prepared)
-                    else { return .refused }
-                    return output.write(message, false) ? .finished : .cutOff
+                    guard let prepared = try? reply.prepare(["event": .object(Wire.event(event))]) else {
+                        return .refused
+                    }
+                    return finish(output, reply, prepared)
                 }
                 guard let message = try? (shared ?? SharedEvent(event)).message(for: reply, method: method) else {
                     return .refused
@@ -393,6 +393,17 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
                 return output.write(message, false) && output.queued() <= limit ? .taken : .cutOff
             }
         }
+    }
+
+    /// Writes `prepared` as the call's final reply (a sink's last item); `.refused` if the call
+    /// has ended already, so the stream sends nothing either.
+    private static func finish(
+        _ output: VarlinkService.DirectOutput,
+        _ reply: VarlinkService.Reply,
+        _ prepared: VarlinkService.PreparedParameters
+    ) -> ObserverMailbox.Delivery {
+        guard let message = reply.final(prepared) else { return .refused }
+        return output.write(message, false) ? .finished : .cutOff
     }
 
     /// Writes a Launch call's events to its socket: each reply `{launch, decision, event}`, the
@@ -419,10 +430,7 @@ struct LauncherService<C: Clock>: Sendable where C.Duration == Duration {
             guard var parameters = state() else { return .refused }
             parameters["event"] = .object(event)
             guard let prepared = try? reply.prepare(parameters) else { return .refused }
-            if case .event(let e) = item, e.endsLaunch {
-                guard let message = reply.final(prepared) else { return .refused }
-                return output.write(message, false) ? .finished : .cutOff
-            }
+            if case .event(let e) = item, e.endsLaunch { return finish(output, reply, prepared) }
             // A frame still waiting is replaced by the next (a stalled caller holds one).
             return output.write(prepared.message(continues: true), frame) && output.queued() <= limit ? .taken : .cutOff
         }

@@ -53,10 +53,7 @@ final class ProcessExits: Sendable {
         if pidfd >= 0 {
             let watched = state.withLock { s -> Bool in
                 if s.epoll < 0 {
-                    let epoll = curtain_epoll_create()
-                    guard epoll >= 0 else { return false }
-                    guard DetachedThread.start(name: "process-exits", { [self] in serve(epoll) }) else {
-                        close(epoll)
+                    guard let epoll = EpollThread.start(name: "process-exits", serve: { [self] in serve($0) }) else {
                         return false
                     }
                     s.epoll = epoll
