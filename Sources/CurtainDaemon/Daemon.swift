@@ -198,6 +198,7 @@ public enum Daemon {
             return 1
         }
 
+        broadcaster.encodeFrames(with: service.replyPreparer(for: SharedFrame.watchMethod))
         let daemon = state.current.daemon
         var serverConfiguration = VarlinkServer.Configuration()
         serverConfiguration.maximumMessageSize = daemon.maximumMessageSize

@@ -130,6 +130,58 @@ import Varlink
         rig.loop.cancel()
     }
 
+    /// The next frame is made while the loop waits for its deadline, and that very frame is
+    /// what the observer gets at it.
+    @Test(.timeLimit(.minutes(1))) func theNextFrameIsMadeBeforeItsDeadline() async throws {
+        let rig = await Rig()
+        _ = try await rig.driver.launch(
+            .normal(app: "shop"),
+            policy: nil,
+            snapshot: ConfigurationSnapshot(Self.configuration)
+        )
+        #expect(await rig.next()["to"] == "requested")
+        #expect(await rig.next()["to"] == "presenting")
+        #expect(await rig.next()["frame"] == 0)
+        await rig.clock.sleepers()
+        let made = try #require(await rig.driver.preparedFrame)
+        #expect(made.frame.index == 1 && made.frame.time == 0.1)
+        await rig.advance(0.1)
+        guard case .frame(let sent)? = await rig.mailbox.next() else {
+            Issue.record("no frame")
+            return
+        }
+        #expect(sent === made)
+        rig.loop.cancel()
+    }
+
+    /// A frame made ahead that no longer shows what is on screen at its deadline (the appear
+    /// was paused meanwhile) is not sent: the frame due then is made again.
+    @Test(.timeLimit(.minutes(1))) func aFrameMadeAheadIsNotSentOnceWhatItShowsChanged() async throws {
+        let rig = await Rig()
+        _ = try await rig.driver.launch(
+            .normal(app: "shop"),
+            policy: nil,
+            snapshot: ConfigurationSnapshot(Self.configuration)
+        )
+        #expect(await rig.next()["to"] == "requested")
+        #expect(await rig.next()["to"] == "presenting")
+        #expect(await rig.next()["frame"] == 0)
+        await rig.clock.sleepers()
+        let made = try #require(await rig.driver.preparedFrame)
+        #expect(made.frame.progress > 0)  // frame 1, a third into the 0.3 s appear
+        _ = try await rig.driver.control(LaunchID(1), .pause)
+        await rig.advance(0.1)
+        var item = await rig.mailbox.next()
+        while case .event? = item { item = await rig.mailbox.next() }
+        guard case .frame(let sent)? = item else {
+            Issue.record("no frame")
+            return
+        }
+        #expect(sent !== made)
+        #expect(sent.frame.index == 1 && sent.frame.progress == 0, "\(sent.frame)")
+        rig.loop.cancel()
+    }
+
     @Test(.timeLimit(.minutes(1))) func stoppingCancelsTheLaunchAndEndsTheStreams() async throws {
         let rig = await Rig()
         _ = try await rig.driver.launch(

@@ -210,6 +210,31 @@ func replies(_ service: VarlinkService, _ call: VarlinkCall) async -> [VarlinkRe
     }
 }
 
+extension ServiceTests {
+    /// A reply prepared outside any call (a frame made ahead of its deadline) is checked
+    /// against the method's output as a handler's reply is, and encoded the same.
+    @Test func repliesPreparedOutsideACall() throws {
+        let service = try makeTestService()
+        let preparer = try #require(service.replyPreparer(for: "org.example.test.Echo"))
+        #expect(preparer.method == "org.example.test.Echo")
+        let prepared = try preparer.prepare(["text": "hi", "point": .object(["x": 1, "y": 2])])
+        #expect(prepared.method == "org.example.test.Echo")
+        let message = prepared.message(continues: true)
+        #expect(message.last == 0)
+        #expect(
+            try JSONParser.parse(message.dropLast())
+                == .object([
+                    "continues": true, "parameters": .object(["point": .object(["x": 1, "y": 2]), "text": "hi"]),
+                ])
+        )
+        #expect(throws: (any Error).self) { try preparer.prepare(["text": 1]) }
+        #expect(throws: (any Error).self) { try preparer.prepare(["point": .object(["x": 1, "y": 2])]) }
+        for unknown in ["org.example.test.Nope", "org.example.nope.Echo", "Echo", "", "org.example.test."] {
+            #expect(service.replyPreparer(for: unknown) == nil, "\(unknown)")
+        }
+    }
+}
+
 @Suite struct MessageTests {
     func call(_ text: String) throws(VarlinkProtocolError) -> VarlinkCall {
         try VarlinkCall(decoding: Array(text.utf8))

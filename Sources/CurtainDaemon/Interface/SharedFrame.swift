@@ -39,6 +39,15 @@ final class SharedFrame: Sendable, Equatable {
         return message
     }
 
+    /// Encodes the frame now, before its deadline, as the first Watch observer would at it: its
+    /// event, its parameters checked and encoded by `preparer` (Watch's), and the whole message.
+    /// A frame that fails to encode is left to its observers, which skip it.
+    func prepare(with preparer: VarlinkService.ReplyPreparer) {
+        guard let prepared = try? preparer.prepare(["event": .object(event)]) else { return }
+        encoded.withLock { $0 = prepared }
+        direct.withLock { $0 = (Self.interned(preparer.method), prepared.message(continues: true)) }
+    }
+
     static func == (a: SharedFrame, b: SharedFrame) -> Bool { a.frame == b.frame }
 
     /// The streaming method whose replies are shared, as one string every observer's sink

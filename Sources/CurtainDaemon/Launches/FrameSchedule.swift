@@ -33,13 +33,23 @@ struct FrameSchedule: Sendable {
         notBefore start: Double? = nil,
         presentation: (Double) -> Presentation?
     ) -> (index: Int, time: Double, presentation: Presentation)? {
+        guard let due = peek(at: t, notBefore: start, presentation: presentation) else { return nil }
+        lastFrame = due.index
+        lastWasStill = !due.presentation.isMoving
+        return due
+    }
+
+    /// The frame `take` would give at `t`, not recorded: for a frame prepared before its deadline.
+    func peek(
+        at t: Double,
+        notBefore start: Double? = nil,
+        presentation: (Double) -> Presentation?
+    ) -> (index: Int, time: Double, presentation: Presentation)? {
         guard let index = grid.due(at: t, after: lastFrame, notBefore: start) else { return nil }
         let time = grid.time(of: index)
         guard let shown = presentation(time) else { return nil }
         // A still overlay (holding, paused) is sent once, then not again until it moves.
         if !shown.isMoving, lastWasStill, lastFrame != nil { return nil }
-        lastFrame = index
-        lastWasStill = !shown.isMoving
         return (index, time, shown)
     }
 }

@@ -53,6 +53,12 @@ final class Broadcaster: Sendable {
 
     private let observers = Mutex(Registry())
     private let nextID = Atomic<Int>(0)
+    /// Watch's replies, for frames encoded before their deadline (`prepare`); set once the
+    /// service exists.
+    private let watchReplies = Mutex<VarlinkService.ReplyPreparer?>(nil)
+
+    /// Frames made with `prepare` are encoded with `preparer` (io.curtain.Launcher.Watch's).
+    func encodeFrames(with preparer: VarlinkService.ReplyPreparer?) { watchReplies.withLock { $0 = preparer } }
 
     var count: Int { observers.withLock { $0.list.count } }
 
@@ -104,14 +110,32 @@ final class Broadcaster: Sendable {
         }
     }
 
+    /// Whether an observer wants frame `index` of `launch` now (one worth making ahead).
+    func watches(launch: LaunchID, frame index: Int) -> Bool {
+        observers.withLock { $0.targets.contains { $0.wants(launch: launch.value, frameIndex: index) } }
+    }
+
+    /// A frame made before its deadline, to be published at it (`publish(_: SharedFrame)`):
+    /// its event built and its Watch reply encoded now, so that at the deadline only the
+    /// writes are left.
+    func prepare(_ frame: LaunchFrame) -> SharedFrame {
+        let shared = SharedFrame(frame)
+        if let preparer = watchReplies.withLock({ $0 }) { shared.prepare(with: preparer) } else { _ = shared.event }
+        return shared
+    }
+
     /// A frame: encoded once (`SharedFrame`), then one loop over the observers on this
     /// thread — written to the socket of each that waits with nothing queued (its mailbox's
     /// sink), queued for the others. A final frame (the reveal's end state) reaches every
     /// frame observer, whatever rate it asked for.
-    func publish(_ frame: LaunchFrame) {
+    func publish(_ frame: LaunchFrame) { publish(SharedFrame(frame)) }
+
+    /// A frame already shared (made by `prepare`, or by `publish(_: LaunchFrame)`).
+    func publish(_ shared: SharedFrame) {
+        let frame = shared.frame
         let launch = frame.launch.value
         let index = frame.final ? 0 : frame.index
-        let item = ObserverMailbox.Item.frame(SharedFrame(frame))
+        let item = ObserverMailbox.Item.frame(shared)
         let (observers, targets) = self.observers.withLock { ($0.list, $0.targets) }
         // `observers` keeps every mailbox alive while the loop uses them unretained.
         withExtendedLifetime(observers) {

@@ -145,6 +145,37 @@ public final class VarlinkService: Sendable {
         }
     }
 
+    /// Checks and encodes replies to one method outside any call: what `Reply.prepare` does,
+    /// for a reply made before a call needs it (a frame encoded ahead of its deadline, then
+    /// shared by every subscriber of the method).
+    public struct ReplyPreparer: Sendable {
+        /// The qualified method whose output the parameters are checked against.
+        public let method: String
+        let interface: VarlinkInterface
+        let output: [Field]
+
+        /// Checks `parameters` against the method's output and encodes them, once.
+        public func prepare(_ parameters: [String: JSONValue]) throws -> PreparedParameters {
+            try check(parameters)
+            return PreparedParameters(method: method, bytes: JSONWriter.bytes(.object(parameters)))
+        }
+
+        func check(_ parameters: [String: JSONValue]) throws(ReplyMisuse) {
+            do { try interface.check(.object(parameters), against: output) } catch {
+                throw ReplyMisuse("reply does not match \(method)'s output: \(error)")
+            }
+        }
+    }
+
+    /// A preparer for replies to `method` (qualified: "org.example.Interface.Method"); nil if
+    /// the service has no such method.
+    public func replyPreparer(for method: String) -> ReplyPreparer? {
+        guard let dot = method.lastIndex(of: "."), let registered = interfaces[String(method[..<dot])],
+            let member = registered.interface.method(named: String(method[method.index(after: dot)...]))
+        else { return nil }
+        return ReplyPreparer(method: method, interface: registered.interface, output: member.output)
+    }
+
     /// Reply parameters checked against one method's output and encoded.
     public struct PreparedParameters: Sendable {
         /// The qualified method they were checked against; only its replies may carry them.
@@ -282,13 +313,10 @@ public final class VarlinkService: Sendable {
             await disconnect(.error(error.name, error.parameters))
         }
         if call.more { request.direct = direct }
+        let preparer = ReplyPreparer(method: call.method, interface: interface, output: method.output)
         let reply = Reply(
             method: call.method,
-            check: { parameters throws(ReplyMisuse) in
-                do { try interface.check(.object(parameters), against: method.output) } catch {
-                    throw ReplyMisuse("reply does not match \(call.method)'s output: \(error)")
-                }
-            },
+            check: { parameters throws(ReplyMisuse) in try preparer.check(parameters) },
             send: { reply in
                 guard !tracker.finished else { throw ReplyMisuse("a reply after the final one") }
                 if reply.continues && !call.more { throw ReplyMisuse("continues without more") }
