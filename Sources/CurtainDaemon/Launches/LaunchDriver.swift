@@ -279,7 +279,10 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
 
     private func tick() {
         let t = now()
-        perform(coordinator.advance(to: t), at: t)
+        // Most wakes are a frame's alone: nothing changed, so the status line and the state
+        // file are not looked at again before the frame's writes.
+        let effects = coordinator.advance(to: t)
+        if !effects.isEmpty { perform(effects, at: t) }
         emitFrame(at: t)
     }
 
