@@ -21,6 +21,7 @@ import Varlink
     )
 
     struct Rig {
+        let configuration = LaunchDriverTests.configuration
         let clock = ManualClock()
         let broadcaster = Broadcaster()
         let driver: LaunchDriver<ManualClock>
@@ -49,6 +50,21 @@ import Varlink
             case .frame(let f)?: return f.event
             case nil: return [:]
             }
+        }
+
+        /// Launches shop, takes its first events and frame 0 at time 0, and returns the frame
+        /// the driver then made ahead, while it waits for frame 1's deadline.
+        func frameMadeAheadOfTheSecond() async throws -> SharedFrame {
+            _ = try await driver.launch(
+                .normal(app: "shop"),
+                policy: nil,
+                snapshot: ConfigurationSnapshot(configuration)
+            )
+            #expect(await next()["to"] == "requested")
+            #expect(await next()["to"] == "presenting")
+            #expect(await next()["frame"] == 0)
+            await clock.sleepers()
+            return try #require(await driver.preparedFrame)
         }
 
         func advance(_ seconds: Double) async {
@@ -134,16 +150,7 @@ import Varlink
     /// what the observer gets at it.
     @Test(.timeLimit(.minutes(1))) func theNextFrameIsMadeBeforeItsDeadline() async throws {
         let rig = await Rig()
-        _ = try await rig.driver.launch(
-            .normal(app: "shop"),
-            policy: nil,
-            snapshot: ConfigurationSnapshot(Self.configuration)
-        )
-        #expect(await rig.next()["to"] == "requested")
-        #expect(await rig.next()["to"] == "presenting")
-        #expect(await rig.next()["frame"] == 0)
-        await rig.clock.sleepers()
-        let made = try #require(await rig.driver.preparedFrame)
+        let made = try await rig.frameMadeAheadOfTheSecond()
         #expect(made.frame.index == 1 && made.frame.time == 0.1)
         await rig.advance(0.1)
         guard case .frame(let sent)? = await rig.mailbox.next() else {
@@ -158,16 +165,7 @@ import Varlink
     /// was paused meanwhile) is not sent: the frame due then is made again.
     @Test(.timeLimit(.minutes(1))) func aFrameMadeAheadIsNotSentOnceWhatItShowsChanged() async throws {
         let rig = await Rig()
-        _ = try await rig.driver.launch(
-            .normal(app: "shop"),
-            policy: nil,
-            snapshot: ConfigurationSnapshot(Self.configuration)
-        )
-        #expect(await rig.next()["to"] == "requested")
-        #expect(await rig.next()["to"] == "presenting")
-        #expect(await rig.next()["frame"] == 0)
-        await rig.clock.sleepers()
-        let made = try #require(await rig.driver.preparedFrame)
+        let made = try await rig.frameMadeAheadOfTheSecond()
         #expect(made.frame.progress > 0)  // frame 1, a third into the 0.3 s appear
         _ = try await rig.driver.control(LaunchID(1), .pause)
         await rig.advance(0.1)
