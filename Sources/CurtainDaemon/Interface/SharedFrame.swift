@@ -24,7 +24,11 @@ final class SharedFrame: Sendable, Equatable {
     /// `{"event": …}` prepared for `reply`'s method (Watch); cached for the next observer.
     func prepared(for reply: VarlinkService.Reply) throws -> VarlinkService.PreparedParameters {
         if let cached = encoded.withLock({ $0 }), cached.method == reply.method { return cached }
-        let prepared = try reply.prepare(["event": .object(event)])
+        return try prepared(by: reply.preparer)
+    }
+
+    private func prepared(by preparer: VarlinkService.ReplyPreparer) throws -> VarlinkService.PreparedParameters {
+        let prepared = try preparer.prepare(["event": .object(event)])
         encoded.withLock { $0 = prepared }
         return prepared
     }
@@ -43,8 +47,7 @@ final class SharedFrame: Sendable, Equatable {
     /// event, its parameters checked and encoded by `preparer` (Watch's), and the whole message.
     /// A frame that fails to encode is left to its observers, which skip it.
     func prepare(with preparer: VarlinkService.ReplyPreparer) {
-        guard let prepared = try? preparer.prepare(["event": .object(event)]) else { return }
-        encoded.withLock { $0 = prepared }
+        guard let prepared = try? prepared(by: preparer) else { return }
         direct.withLock { $0 = (Self.interned(preparer.method), prepared.message(continues: true)) }
     }
 

@@ -30,10 +30,20 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     private var compiled: [LaunchID: CompiledTransitions] = [:] { didSet { ahead = nil } }
     /// The appear transition on screen (kept when a launch takes over the overlay).
     private var overlay: CompiledTransitions? { didSet { ahead = nil } }
-    /// The next frame, made before its deadline (`prepareNextFrame`), with what it shows; sent
+    /// The next frame, made before its deadline (`prepareFrame`), with what it shows; sent
     /// at the deadline only if the frame due then is the same one showing the same thing.
     /// Dropped when the transitions it came from change.
-    private var ahead: (index: Int, presentation: Presentation, frame: SharedFrame)?
+    private var ahead: MadeFrame?
+
+    private struct MadeFrame {
+        let index: Int
+        let presentation: Presentation
+        let frame: SharedFrame
+
+        func shows(_ index: Int, _ presentation: Presentation) -> Bool {
+            self.index == index && self.presentation == presentation
+        }
+    }
     private var destinations: [LaunchID: Destination] = [:]
     /// The configuration each launch in flight was requested with: its app is started from
     /// the same one, whatever a reload did meanwhile.
@@ -210,7 +220,9 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
     private func loop() async {
         publishStatus()
         while !Task.isCancelled, !stopped {
-            let wake = nextWake()
+            let frame = nextFrameDeadline
+            prepareFrame(due: frame)
+            let wake = nextWake(frame: frame)
             let clock = self.clock
             let deadline = epoch.advanced(by: .seconds(wake ?? 86_400 * 365))
             let wakeup = Wakeup()
@@ -238,7 +250,6 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
             disarm()
             for event in inbox.take() { apply(event) }
             tick()
-            prepareNextFrame()
         }
     }
 
@@ -269,11 +280,14 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         }
     }
 
-    private func nextWake() -> Double? {
+    /// When the next frame is due (nil: none is).
+    private var nextFrameDeadline: Double? {
+        frames.nextDeadline(showing: coordinator.presentation(at: coordinator.now), at: coordinator.now)
+    }
+
+    private func nextWake(frame: Double?) -> Double? {
         let deadline = coordinator.nextDeadline
-        guard
-            let frame = frames.nextDeadline(showing: coordinator.presentation(at: coordinator.now), at: coordinator.now)
-        else { return deadline }
+        guard let frame else { return deadline }
         return min(deadline ?? frame, frame)
     }
 
@@ -300,34 +314,31 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         guard let (index, time, presentation) = due else { return }
         let made = ahead
         ahead = nil
-        if let made, made.index == index, made.presentation == presentation { return broadcaster.publish(made.frame) }
+        if let made, made.shows(index, presentation) { return broadcaster.publish(made.frame) }
         guard let frame = frame(index, time, presentation) else { return }
         broadcaster.publish(frame)
     }
 
-    /// Makes the next frame now, once this wake's work is out: at its deadline only the writes
-    /// are left. Evaluating and encoding a frame took ≈ 60 µs of the frame clock's thread
+    /// Makes the frame due at `deadline` now, once this wake's work is out: at it only the writes
+    /// are left. Evaluating and encoding a frame took ≈ 80 µs of the frame clock's thread
     /// between the timer's expiry and the first observer's write (BENCHMARKS.md, "A frame
     /// made before its deadline"). Right away rather than on a wake-up of its own shortly
     /// before the deadline, which was 20 µs sooner at the observer and cost 40 % more CPU.
     /// Only for a frame someone watches.
-    private func prepareNextFrame() {
+    private func prepareFrame(due deadline: Double?) {
         let coordinator = self.coordinator
         guard
-            let deadline = frames.nextDeadline(
-                showing: coordinator.presentation(at: coordinator.now),
-                at: coordinator.now
-            ),
+            let deadline,
             let (index, time, presentation) = frames.peek(
                 at: max(deadline, coordinator.now),
                 notBefore: coordinator.current?.changedAt,
                 presentation: { coordinator.presentation(at: $0) }
             ),
-            ahead.map({ $0.index != index || $0.presentation != presentation }) ?? true,
+            !(ahead?.shows(index, presentation) ?? false),
             broadcaster.watches(launch: presentation.launch, frame: index),
             let frame = frame(index, time, presentation)
         else { return }
-        ahead = (index, presentation, broadcaster.prepare(frame))
+        ahead = MadeFrame(index: index, presentation: presentation, frame: broadcaster.prepare(frame))
     }
 
     /// The frame made ahead, if any (tests).

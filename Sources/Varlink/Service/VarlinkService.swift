@@ -100,8 +100,9 @@ public final class VarlinkService: Sendable {
     /// for a reply many subscribers get (a frame for 1000 observers).
     public struct Reply: Sendable {
         /// The qualified method this replies to.
-        public let method: String
-        let check: @Sendable ([String: JSONValue]) throws(ReplyMisuse) -> Void
+        public var method: String { preparer.method }
+        /// The method's output check and encoding (shared with replies made outside the call).
+        public let preparer: ReplyPreparer
         let send: @Sendable (VarlinkReply) async throws -> Void
         /// Marks the call finished; false if it already was.
         let finish: @Sendable () -> Bool
@@ -113,14 +114,13 @@ public final class VarlinkService: Sendable {
         /// - Throws: If the parameters do not match the output, the reply breaks the rules (`continues`
         ///   without `more`, a reply after the final one), or the transport could not write it.
         public func callAsFunction(_ parameters: [String: JSONValue], _ continues: Bool) async throws {
-            try check(parameters)
+            try preparer.check(parameters)
             try await send(VarlinkReply(parameters: parameters, continues: continues))
         }
 
         /// Checks `parameters` against this method's output and encodes them, once.
         public func prepare(_ parameters: [String: JSONValue]) throws -> PreparedParameters {
-            try check(parameters)
-            return PreparedParameters(method: method, bytes: JSONWriter.bytes(.object(parameters)))
+            try preparer.prepare(parameters)
         }
 
         /// Sends one reply prepared with `prepare(_:)`, without checking or encoding it again.
@@ -307,16 +307,13 @@ public final class VarlinkService: Sendable {
         if options.requiresMore && !call.more && !call.oneway { throw VarlinkError.expectedMore }
 
         let tracker = ReplyTracker()
-        let interface = registered.interface
         var request = Request(call: call, peer: peer) { error in
             guard tracker.finish() else { return }
             await disconnect(.error(error.name, error.parameters))
         }
         if call.more { request.direct = direct }
-        let preparer = ReplyPreparer(method: call.method, interface: interface, output: method.output)
         let reply = Reply(
-            method: call.method,
-            check: { parameters throws(ReplyMisuse) in try preparer.check(parameters) },
+            preparer: ReplyPreparer(method: call.method, interface: registered.interface, output: method.output),
             send: { reply in
                 guard !tracker.finished else { throw ReplyMisuse("a reply after the final one") }
                 if reply.continues && !call.more { throw ReplyMisuse("continues without more") }
