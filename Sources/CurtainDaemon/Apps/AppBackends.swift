@@ -33,10 +33,6 @@ struct AppBackends: AppSupervisor {
         return stream
     }
 
-    /// The process backend's (the unit backend's work is short too: its bus has a thread of
-    /// its own).
-    var home: (any TaskExecutor)? { processes.home }
-
     private func backend(of launch: LaunchID) -> any AppSupervisor {
         unitLaunches.launches.withLock { $0.contains(launch) } ? units : processes
     }

@@ -29,14 +29,10 @@ protocol AppSupervisor: Sendable {
     /// The launch has ended (revealed, failed or cancelled): an attached app that was told to
     /// hide elements for it shows them again.
     func ended(_ launch: LaunchID) async
-    /// Where the backend's work is best done: the driver hands it work from a task that
-    /// prefers this executor. Nil: the concurrency pool.
-    var home: (any TaskExecutor)? { get }
 }
 
 extension AppSupervisor {
     func ended(_ launch: LaunchID) async {}
-    var home: (any TaskExecutor)? { nil }
     func relayEvents(to handler: @escaping @Sendable (AppEvent) -> Void) {
         let events = self.events
         Task { for await event in events { handler(event) } }

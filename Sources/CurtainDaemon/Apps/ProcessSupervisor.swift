@@ -108,12 +108,6 @@ actor ProcessSupervisor: AppSupervisor {
 
     var notifySocket: String { receiver.path }
 
-    /// The receiver's thread: spawns, exits and notify messages are all handled there, so the
-    /// actor is not handed between the pool's threads and the receiver's (issue 18). A spawn
-    /// holds the thread until the child's execve (0.1–0.3 ms here); the socket's datagrams wait
-    /// in its queue meanwhile, as they do behind any pass.
-    nonisolated var home: (any TaskExecutor)? { receiver }
-
     /// Messages no spawned app sent go to `claim` first (units' processes send stages here).
     func offerUnattributed(to claim: @escaping @Sendable (NotifyReceiver.Datagram) async -> Bool) {
         unitClaim = claim
@@ -306,9 +300,8 @@ actor ProcessSupervisor: AppSupervisor {
             await register(Instance(launch: id, app: app.name, pid: pid, destination: destination, spawnLaunch: id))
             // Watched once registered (and any message that raced ahead handled): its exit is
             // taken only after that.
-            let receiver = self.receiver
             let watched = ProcessExits.shared.watch(pid: pid, pidfd: pidfd) { [weak self] status in
-                Task(executorPreference: receiver) { await self?.exited(id, status: status) }
+                Task { await self?.exited(id, status: status) }
             }
             if !watched {
                 logger.error(

@@ -114,13 +114,10 @@ actor LaunchDriver<C: Clock> where C.Duration == Duration {
         self.logger = logger
         self.onStatus = onStatus
         // One consumer, so app work happens in the coordinator's order across launches too: a
-        // retarget is handed to the supervisor only after the start it follows. On the
-        // backend's own thread where it has one (the process backend's: its notify receiver),
-        // so a spawn, the app's READY=1 and its exit do not hand the backend's actor between
-        // pool threads and that one (issue 18: 5 of a launch's 15 thread switches were the pool's).
+        // retarget is handed to the supervisor only after the start it follows.
         let (work, queue) = AsyncStream.makeStream(of: AppWork.self)
         appQueue = queue
-        Task(executorPreference: supervisor.home) { [supervisor] in for await job in work { await job(supervisor) } }
+        Task { [supervisor] in for await job in work { await job(supervisor) } }
     }
 
     typealias AppWork = @Sendable (any AppSupervisor) async -> Void
