@@ -23,11 +23,11 @@ final class SharedFrame: Sendable, Equatable {
 
     /// `{"event": …}` prepared for `reply`'s method (Watch); cached for the next observer.
     func prepared(for reply: VarlinkService.Reply) throws -> VarlinkService.PreparedParameters {
-        if let cached = encoded.withLock({ $0 }), cached.method == reply.method { return cached }
-        return try prepared(by: reply.preparer)
+        try prepared(by: reply.preparer)
     }
 
     private func prepared(by preparer: VarlinkService.ReplyPreparer) throws -> VarlinkService.PreparedParameters {
+        if let cached = encoded.withLock({ $0 }), cached.method == preparer.method { return cached }
         let prepared = try preparer.prepare(["event": .object(event)])
         encoded.withLock { $0 = prepared }
         return prepared
@@ -37,8 +37,12 @@ final class SharedFrame: Sendable, Equatable {
     /// is `reply.method`, interned by the caller (`SharedFrame.interned`): equal to the cached
     /// one by identity, it is not compared byte by byte for each of 1000 observers.
     func message(for reply: VarlinkService.Reply, method: String) throws -> [UInt8] {
+        try message(by: reply.preparer, method: method)
+    }
+
+    private func message(by preparer: VarlinkService.ReplyPreparer, method: String) throws -> [UInt8] {
         if let message = direct.withLock({ $0?.method == method ? $0?.message : nil }) { return message }
-        let message = try prepared(for: reply).message(continues: true)
+        let message = try prepared(by: preparer).message(continues: true)
         direct.withLock { $0 = (method, message) }
         return message
     }
@@ -47,8 +51,7 @@ final class SharedFrame: Sendable, Equatable {
     /// event, its parameters checked and encoded by `preparer` (Watch's), and the whole message.
     /// A frame that fails to encode is left to its observers, which skip it.
     func prepare(with preparer: VarlinkService.ReplyPreparer) {
-        guard let prepared = try? prepared(by: preparer) else { return }
-        direct.withLock { $0 = (Self.interned(preparer.method), prepared.message(continues: true)) }
+        _ = try? message(by: preparer, method: Self.interned(preparer.method))
     }
 
     static func == (a: SharedFrame, b: SharedFrame) -> Bool { a.frame == b.frame }
